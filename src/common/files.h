@@ -1,0 +1,23 @@
+// Small file helpers: whole-file read, crash-safe write (temp file + rename), cache directory.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "common/result.h"
+
+namespace kp {
+
+Result<std::string> read_text_file(const std::filesystem::path& path);
+
+// Writes to a temporary file in the same directory and renames it over `path`, so a reader never
+// sees a half-written file, even after a crash.
+Status write_file_atomically(const std::filesystem::path& path, const std::string& contents);
+
+// $KERNELPRO_CACHE_DIR, else $XDG_CACHE_HOME/kernelpro, else ~/.cache/kernelpro. Created on demand.
+std::filesystem::path cache_directory();
+
+// A fresh private directory under $TMPDIR (mode 0700), for one evaluation's scratch files.
+Result<std::filesystem::path> make_temp_directory(const std::string& prefix);
+
+}  // namespace kp

@@ -1,0 +1,14 @@
+# kp_add_test(NAME SOURCES ... LIBS ... [LABELS ...]): one GoogleTest executable registered with
+# CTest. Tests that need a GPU call GTEST_SKIP() with the reason when none is found, so CI shows
+# them as skipped, never as passed.
+include(GoogleTest)
+function(kp_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
+  set(props SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+  if(ARG_LABELS)
+    list(APPEND props LABELS "${ARG_LABELS}")
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ${props})
+endfunction()
