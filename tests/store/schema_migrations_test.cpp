@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include "store/run_store.h"
+#include "store/schema_migrations.h"
+#include "temp_store.h"
+
+using namespace kp::store;
+
+TEST(SchemaMigrations, VersionsAreOrderedWithoutGaps) {
+    const auto& migrations = schema_migrations();
+    ASSERT_FALSE(migrations.empty());
+    for (size_t i = 0; i < migrations.size(); ++i) EXPECT_EQ(migrations[i].version, static_cast<int>(i) + 1);
+}
+
+TEST(SchemaMigrations, FreshStoreIsAtLatestVersion) {
+    kp::test_support::TempDirectory dir;
+    auto store = RunStore::open(dir.path() / "runs.db");
+    ASSERT_TRUE(store) << store.error().message;
+    EXPECT_EQ(*read_schema_version(store->database()), latest_schema_version());
+}
+
+TEST(SchemaMigrations, UpgradesAnOldStoreKeepingItsData) {
+    kp::test_support::TempDirectory dir;
+    const auto path = dir.path() / "runs.db";
+    {
+        auto database = SqliteDatabase::open(path);
+        ASSERT_TRUE(database);
+        ASSERT_TRUE(migrate(*database, 1));  // a store written by a version-1 kernelpro
+        EXPECT_EQ(*read_schema_version(*database), 1);
+        ASSERT_TRUE(database->execute("INSERT INTO runs (task_name, status, config_json) VALUES ('old', 'finished', '{}')"));
+    }
+    auto store = RunStore::open(path);
+    ASSERT_TRUE(store) << store.error().message;
+    EXPECT_EQ(*read_schema_version(store->database()), latest_schema_version());
+    auto runs = store->list_runs();
+    ASSERT_TRUE(runs);
+    ASSERT_EQ(runs->size(), 1u);
+    EXPECT_EQ((*runs)[0].run.task_name, "old");
+    LessonRecord lesson;
+    lesson.task_name = "old";
+    lesson.change_kind = "rewrite";
+    lesson.change_text = "tile";
+    EXPECT_TRUE(store->record_lesson(lesson));  // the version-2 table now exists
+}
+
+TEST(SchemaMigrations, RefusesANewerStoreWithAClearMessage) {
+    kp::test_support::TempDirectory dir;
+    const auto path = dir.path() / "runs.db";
+    {
+        auto store = RunStore::open(path);
+        ASSERT_TRUE(store);
+        ASSERT_TRUE(store->database().execute("UPDATE schema_version SET version = 999"));
+    }
+    auto reopened = RunStore::open(path);
+    ASSERT_FALSE(reopened);
+    EXPECT_NE(reopened.error().message.find("newer than this kernelpro"), std::string::npos)
+        << reopened.error().message;
+    EXPECT_NE(reopened.error().message.find("999"), std::string::npos);
+}
+
+TEST(SchemaMigrations, ReopeningIsANoOp) {
+    kp::test_support::TempDirectory dir;
+    const auto path = dir.path() / "runs.db";
+    ASSERT_TRUE(RunStore::open(path));
+    auto again = RunStore::open(path);
+    ASSERT_TRUE(again) << again.error().message;
+    EXPECT_EQ(*read_schema_version(again->database()), latest_schema_version());
+}
