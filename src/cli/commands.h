@@ -20,5 +20,6 @@ constexpr int kExitEnvironment = 3;
 Handler register_doctor(CLI::App& root);
 Handler register_check(CLI::App& root);
 Handler register_eval(CLI::App& root);
+Handler register_device(CLI::App& root);
 
 }  // namespace kp::cli

@@ -1,0 +1,40 @@
+// The static guard: after a candidate library is built, its undefined dynamic symbols (what it asks
+// the dynamic linker for) are checked against what a kernel may use. Streams, events, graphs,
+// persisting-L2 and access-policy settings, device limits, host threads, fork/exec/system, file and
+// socket I/O, dlopen/dlsym, host callbacks and timers are rejected with a message naming the symbol;
+// kernel launches, function attributes, occupancy queries, plain allocation and copies, and the
+// libraries the task allows are accepted. A raw system-call instruction in host code is rejected
+// too, since it would bypass every symbol.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace kp {
+
+struct GuardViolation {
+    std::string symbol;
+    std::string reason;
+};
+
+struct GuardReport {
+    std::vector<std::string> undefined_symbols;
+    std::vector<GuardViolation> violations;
+    bool exports_forward = false;  // kp_forward is defined and exported
+    bool passed() const { return violations.empty() && exports_forward; }
+    std::string describe() const;  // one line per violation
+};
+
+// Pure decision on a symbol list (testable without a library). `allowed_libraries` are task library
+// names (cublas, cublasLt, curand) whose symbols become acceptable.
+std::vector<GuardViolation> check_symbols(const std::vector<std::string>& undefined_symbols,
+                                          const std::vector<std::string>& allowed_libraries);
+
+// Reads the library with `nm -D` (and `objdump -d` for system-call instructions) and checks it.
+Result<GuardReport> guard_library(const std::filesystem::path& library,
+                                  const std::vector<std::string>& allowed_libraries);
+
+}  // namespace kp
