@@ -1,0 +1,65 @@
+// Tiled transpose through padded shared memory with a tunable tile edge and threads per tile
+// column (TILE x BLOCK_ROWS threads, TILE / BLOCK_ROWS elements each).
+// kp:tune TILE=32,64
+// kp:tune BLOCK_ROWS=4,8,16
+#include <kernelpro/abi.h>
+
+#ifndef TILE
+#define TILE 32
+#endif
+#ifndef BLOCK_ROWS
+#define BLOCK_ROWS 8
+#endif
+#if TILE % BLOCK_ROWS != 0
+#error "BLOCK_ROWS must divide TILE"
+#endif
+
+__global__ void __launch_bounds__(TILE * BLOCK_ROWS) transpose_tiled(const float* __restrict__ x,
+                                                                     float* __restrict__ y,
+                                                                     int64_t rows, int64_t cols) {
+    __shared__ float tile[TILE][TILE + 1];
+    const int64_t c0 = (int64_t)blockIdx.x * TILE;
+    const int64_t r0 = (int64_t)blockIdx.y * TILE;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+
+#pragma unroll
+    for (int k = 0; k < TILE; k += BLOCK_ROWS) {
+        int64_t r = r0 + ty + k, c = c0 + tx;
+        if (r < rows && c < cols) tile[ty + k][tx] = x[r * cols + c];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < TILE; k += BLOCK_ROWS) {
+        int64_t c = c0 + ty + k, r = r0 + tx;
+        if (r < rows && c < cols) y[c * rows + r] = tile[tx][ty + k];
+    }
+}
+
+static int check_shapes(const kp_tensor* in, int n_in, const kp_tensor* out, int n_out) {
+    if (n_in != 1 || n_out != 1) return 1;
+    if (in[0].dtype != KP_F32 || out[0].dtype != KP_F32) return 2;
+    if (in[0].ndim != 2 || out[0].ndim != 2) return 3;
+    if (out[0].shape[0] != in[0].shape[1] || out[0].shape[1] != in[0].shape[0]) return 4;
+    if (in[0].stride[1] != 1 || in[0].stride[0] != in[0].shape[1]) return 5;
+    if (out[0].stride[1] != 1 || out[0].stride[0] != out[0].shape[1]) return 5;
+    if ((in[0].shape[0] + TILE - 1) / TILE > 65535) return 6;
+    return 0;
+}
+
+KP_EXPORT int kp_setup(const kp_tensor* in, int n_in, const kp_tensor* out, int n_out) {
+    return check_shapes(in, n_in, out, n_out);
+}
+
+KP_EXPORT void kp_teardown(void) {}
+
+KP_EXPORT int kp_forward(const kp_tensor* in, int n_in, kp_tensor* out, int n_out,
+                         cudaStream_t stream) {
+    int bad = check_shapes(in, n_in, out, n_out);
+    if (bad) return bad;
+    int64_t rows = in[0].shape[0], cols = in[0].shape[1];
+    dim3 grid((unsigned)((cols + TILE - 1) / TILE), (unsigned)((rows + TILE - 1) / TILE));
+    dim3 block(TILE, BLOCK_ROWS);
+    transpose_tiled<<<grid, block, 0, stream>>>((const float*)in[0].data, (float*)out[0].data,
+                                                rows, cols);
+    return (int)cudaGetLastError();
+}
