@@ -1,0 +1,101 @@
+#include "profile/tool_locator.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "common/process.h"
+
+namespace kp::profile {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_executable_file(const fs::path& path) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) return false;
+    auto perms = fs::status(path, ec).permissions();
+    return (perms & fs::perms::owner_exec) != fs::perms::none;
+}
+
+std::string env_name(const std::string& tool) {
+    std::string name = "KERNELPRO_";
+    for (char c : tool) name.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    return name;
+}
+
+// Roots that may hold <repo>/.tools: the source tree this binary was built from, and the current
+// directory (for an installed binary run from a checkout).
+std::vector<fs::path> tools_roots() {
+    std::vector<fs::path> roots;
+#ifdef KP_SOURCE_DIR
+    roots.emplace_back(fs::path(KP_SOURCE_DIR) / ".tools" / "nvidia");
+#endif
+    std::error_code ec;
+    roots.emplace_back(fs::current_path(ec) / ".tools" / "nvidia");
+    return roots;
+}
+
+// The pip wheels put binaries in nvidia/cu<major>/bin (13.x) or nvidia/cuda_<tool>/bin (12.x).
+std::optional<std::string> find_in_tools(const std::string& tool) {
+    for (const fs::path& root : tools_roots()) {
+        std::error_code ec;
+        if (!fs::is_directory(root, ec)) continue;
+        std::vector<fs::path> hits;
+        for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (it->path().filename() == tool && it->path().parent_path().filename() == "bin" && is_executable_file(it->path()))
+                hits.push_back(it->path());
+        }
+        if (!hits.empty()) {
+            std::sort(hits.begin(), hits.end());
+            return hits.back().string();  // the highest versioned folder sorts last
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> find_nsight_compute(const std::string& tool) {
+    if (tool != "ncu") return std::nullopt;
+    for (const char* base : {"/opt/nvidia/nsight-compute", "/usr/local/NVIDIA-Nsight-Compute"}) {
+        std::error_code ec;
+        if (!fs::is_directory(base, ec)) continue;
+        if (is_executable_file(fs::path(base) / "ncu")) return (fs::path(base) / "ncu").string();
+        std::vector<fs::path> versions;
+        for (const auto& entry : fs::directory_iterator(base, ec))
+            if (is_executable_file(entry.path() / "ncu")) versions.push_back(entry.path() / "ncu");
+        if (!versions.empty()) {
+            std::sort(versions.begin(), versions.end());
+            return versions.back().string();
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> locate_nvidia_tool(const std::string& tool) {
+    if (const char* from_env = std::getenv(env_name(tool).c_str()); from_env && *from_env) {
+        if (is_executable_file(from_env)) return std::string(from_env);
+        return std::nullopt;  // an explicit setting that is wrong should not silently fall through
+    }
+    if (auto in_path = find_executable(tool)) return in_path;
+    if (fs::path cuda = fs::path("/usr/local/cuda/bin") / tool; is_executable_file(cuda)) return cuda.string();
+    if (auto pip = find_in_tools(tool)) return pip;
+    return find_nsight_compute(tool);
+}
+
+Result<std::string> require_nvidia_tool(const std::string& tool) {
+    if (auto path = locate_nvidia_tool(tool)) return *path;
+    std::string message = tool + " not found (searched $" + env_name(tool) + ", PATH, /usr/local/cuda/bin, .tools/nvidia";
+    if (tool == "ncu") message += ", /opt/nvidia/nsight-compute";
+    message += ")";
+    if (tool == "nvdisasm" || tool == "cuobjdump") message += "; run scripts/install-nvidia-tools";
+    if (const char* from_env = std::getenv(env_name(tool).c_str()); from_env && *from_env)
+        message += "; $" + env_name(tool) + "=" + from_env + " is not an executable file";
+    return make_error(message);
+}
+
+}  // namespace kp::profile
