@@ -1,0 +1,85 @@
+// Anthropic Messages API: POST {base}/v1/messages with x-api-key and anthropic-version headers.
+// System messages travel in a separate "system" field; the rest must alternate user/assistant.
+#include "llm/chat_protocol.h"
+
+namespace kp::llm {
+
+namespace {
+
+constexpr const char* kAnthropicVersion = "2023-06-01";
+
+class AnthropicProtocol final : public ChatProtocol {
+public:
+    ProviderKind kind() const override { return ProviderKind::anthropic; }
+    std::string default_base_url() const override { return "https://api.anthropic.com"; }
+    std::string endpoint(const std::string& base_url) const override {
+        std::string base = trim_base_url(base_url);
+        // Accept both "https://api.anthropic.com" and "https://api.anthropic.com/v1".
+        if (base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0) return base + "/messages";
+        return base + "/v1/messages";
+    }
+    std::vector<std::pair<std::string, std::string>> headers(const std::string& api_key) const override {
+        std::vector<std::pair<std::string, std::string>> h{{"Content-Type", "application/json"},
+                                                           {"anthropic-version", kAnthropicVersion}};
+        if (!api_key.empty()) h.emplace_back("x-api-key", api_key);
+        return h;
+    }
+
+    nlohmann::json build_request(const ChatRequest& request, const RequestSettings& settings) const override {
+        std::string system;
+        nlohmann::json messages = nlohmann::json::array();
+        for (const auto& m : request.messages) {
+            if (m.role == "system") {
+                system += (system.empty() ? "" : "\n\n") + m.content;
+                continue;
+            }
+            // Two user turns in a row are merged: the API wants strict alternation.
+            if (!messages.empty() && messages.back()["role"] == m.role) {
+                messages.back()["content"] = messages.back()["content"].get<std::string>() + "\n\n" + m.content;
+                continue;
+            }
+            messages.push_back(to_json(m));
+        }
+        // max_tokens is required by this API.
+        nlohmann::json body{{"model", settings.model},
+                            {"max_tokens", settings.max_tokens > 0 ? settings.max_tokens : 8192},
+                            {"messages", messages}};
+        if (!system.empty()) body["system"] = system;
+        if (settings.temperature >= 0) body["temperature"] = settings.temperature;
+        return body;
+    }
+
+    Result<ParsedReply> parse_reply(const nlohmann::json& body) const override {
+        if (!body.is_object()) return make_error("reply is not a JSON object");
+        if (body.value("type", "") == "error") return make_error("reply is an error: " + describe_error_body(body.dump()));
+        if (!body.contains("content") || !body["content"].is_array())
+            return make_error("reply JSON has no content array");
+        ParsedReply reply;
+        for (const auto& block : body["content"])
+            if (block.is_object() && block.value("type", "") == "text" && block.contains("text") &&
+                block["text"].is_string())
+                reply.text += block["text"].get<std::string>();
+        if (reply.text.empty()) return make_error("reply JSON has no text content block");
+        if (body.contains("stop_reason") && body["stop_reason"].is_string())
+            reply.finish_reason = body["stop_reason"].get<std::string>();
+        if (body.contains("model") && body["model"].is_string()) reply.model = body["model"].get<std::string>();
+        if (body.contains("usage") && body["usage"].is_object()) {
+            const auto& usage = body["usage"];
+            auto count = [&](const char* key) -> std::int64_t {
+                return usage.contains(key) && usage[key].is_number_integer() ? usage[key].get<std::int64_t>() : 0;
+            };
+            // Cached prompt tokens are still prompt tokens (priced differently, which we ignore).
+            if (usage.contains("input_tokens"))
+                reply.tokens_in =
+                    count("input_tokens") + count("cache_creation_input_tokens") + count("cache_read_input_tokens");
+            if (usage.contains("output_tokens")) reply.tokens_out = count("output_tokens");
+        }
+        return reply;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<ChatProtocol> make_anthropic_protocol() { return std::make_unique<AnthropicProtocol>(); }
+
+}  // namespace kp::llm

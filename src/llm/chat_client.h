@@ -1,0 +1,67 @@
+// The chat client interface every LLM provider implements: messages in, one reply out, with usage.
+// Providers (OpenAI-compatible, Anthropic), the replay client and the recording decorator all sit
+// behind it, so the agents and the search loop never know which one they talk to.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+
+namespace kp::llm {
+
+struct ChatMessage {
+    std::string role;  // "system", "user" or "assistant"
+    std::string content;
+
+    bool operator==(const ChatMessage&) const = default;
+};
+
+struct ChatRequest {
+    std::vector<ChatMessage> messages;
+    int max_tokens = 0;          // 0: the client's configured default
+    double temperature = -1.0;   // negative: the client's configured default
+    std::string purpose;         // who asks ("coder", ...); recorded, never sent
+};
+
+struct Usage {
+    std::int64_t tokens_in = 0;
+    std::int64_t tokens_out = 0;
+    double latency_s = 0.0;     // wall time of the whole call, retries and back-off included
+    double cost = 0.0;          // in the price table's currency (USD by default)
+    bool estimated = false;     // the server reported no token counts; they were estimated
+    bool priced = true;         // false when the model is missing from the price table
+};
+
+struct ChatReply {
+    std::string text;
+    std::string finish_reason;  // provider's word: "stop", "length", "end_turn", "max_tokens", ...
+    std::string model;          // the model that answered, as the server names it
+    Usage usage;
+    int attempts = 1;           // HTTP attempts this reply took
+    nlohmann::json raw_request; // exactly what was sent (without credentials)
+    nlohmann::json raw_reply;   // exactly what came back
+
+    // The model stopped because it ran out of output tokens, so the text is cut short.
+    bool hit_token_limit() const { return finish_reason == "length" || finish_reason == "max_tokens"; }
+};
+
+class ChatClient {
+public:
+    virtual ~ChatClient() = default;
+    // Errors come back as values: a failed request (after the client's own retries), a reply that
+    // cannot be parsed, or a replay mismatch. Never throws for any of those.
+    virtual Result<ChatReply> complete(const ChatRequest& request) = 0;
+    // "openai:gpt-4.1 at https://api.openai.com/v1", for logs and errors.
+    virtual std::string describe() const = 0;
+};
+
+nlohmann::json to_json(const ChatMessage& message);
+Result<ChatMessage> chat_message_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const Usage& usage);
+Usage usage_from_json(const nlohmann::json& j);
+
+}  // namespace kp::llm

@@ -1,0 +1,58 @@
+#include "llm/provider_spec.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <utility>
+
+namespace kp::llm {
+
+namespace {
+
+constexpr std::array<std::pair<std::string_view, ProviderKind>, 8> kProviderNames{{
+    {"openai", ProviderKind::openai},
+    {"oai", ProviderKind::openai},
+    {"vllm", ProviderKind::openai},
+    {"sglang", ProviderKind::openai},
+    {"llamacpp", ProviderKind::openai},
+    {"ollama", ProviderKind::openai},
+    {"anthropic", ProviderKind::anthropic},
+    {"claude", ProviderKind::anthropic},
+}};
+
+std::string trim(std::string_view text) {
+    auto is_space = [](unsigned char c) { return std::isspace(c) != 0; };
+    while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+    while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+    return std::string(text);
+}
+
+}  // namespace
+
+std::string_view provider_name(ProviderKind kind) {
+    return kind == ProviderKind::anthropic ? "anthropic" : "openai";
+}
+
+std::string ProviderSpec::to_string() const { return std::string(provider_name(kind)) + ":" + model; }
+
+Result<ProviderSpec> parse_provider_spec(std::string_view raw) {
+    const std::string text = trim(raw);
+    const std::string usage = " (expected PROVIDER:MODEL, e.g. openai:gpt-4.1 or anthropic:claude-sonnet-4)";
+    if (text.empty()) return make_error("empty LLM spec" + usage);
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) return make_error("LLM spec '" + text + "' has no ':'" + usage);
+    std::string provider = trim(std::string_view(text).substr(0, colon));
+    std::string model = trim(std::string_view(text).substr(colon + 1));
+    std::transform(provider.begin(), provider.end(), provider.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (provider.empty()) return make_error("LLM spec '" + text + "' names no provider" + usage);
+    if (model.empty()) return make_error("LLM spec '" + text + "' names no model" + usage);
+    if (std::any_of(model.begin(), model.end(), [](unsigned char c) { return std::isspace(c) != 0; }))
+        return make_error("LLM spec '" + text + "': the model name contains white space");
+    for (const auto& [name, kind] : kProviderNames)
+        if (provider == name) return ProviderSpec{kind, model};
+    return make_error("LLM spec '" + text + "': unknown provider '" + provider +
+                      "' (known: openai, anthropic; OpenAI-compatible aliases: vllm, sglang, llamacpp, ollama)");
+}
+
+}  // namespace kp::llm
