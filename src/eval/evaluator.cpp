@@ -1,0 +1,143 @@
+#include "eval/evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+namespace kp {
+
+namespace fs = std::filesystem;
+
+std::optional<double> EvaluationReport::candidate_median_seconds() const {
+    if (timing.is_object() && timing.contains("candidate")) return timing["candidate"].value("median", 0.0);
+    return std::nullopt;
+}
+
+std::optional<double> EvaluationReport::speedup() const {
+    if (timing.is_object() && timing.contains("speedup")) return timing["speedup"].get<double>();
+    return std::nullopt;
+}
+
+nlohmann::json EvaluationReport::to_json() const {
+    nlohmann::json j{{"schema", "kernelpro.eval/1"},
+                     {"status", failure_class_name(status)},
+                     {"correct", status == FailureClass::Ok},
+                     {"message", message},
+                     {"task", task_name},
+                     {"candidate", candidate_path},
+                     {"parameters", parameters},
+                     {"device", device},
+                     {"correctness", correctness},
+                     {"timing", timing},
+                     {"warnings", warnings},
+                     {"seconds", {{"compile", compile_seconds}, {"verify", verify_seconds}, {"time", time_seconds}, {"total", total_seconds}}}};
+    if (candidate_build) {
+        j["build"] = {{"status", build_status_name(candidate_build->status)}, {"key", candidate_build->key},
+                      {"cache_hit", candidate_build->cache_hit}, {"compile_seconds", candidate_build->compile_seconds},
+                      {"library", candidate_build->library.string()}, {"arch", candidate_build->arch}};
+    }
+    return j;
+}
+
+std::vector<std::string> reference_data_sets(const TaskSpec& task) {
+    std::vector<std::string> sets;
+    if (!task.reference.data_dir) return sets;
+    for (const auto& entry : fs::directory_iterator(*task.reference.data_dir))
+        if (entry.path().extension() == ".safetensors") sets.push_back(entry.path().string());
+    std::sort(sets.begin(), sets.end());
+    return sets;
+}
+
+Evaluator::Evaluator(CandidateBuilder& builder, WorkerOptions worker_options)
+    : builder_(builder), worker_options_(std::move(worker_options)) {}
+
+Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::path& candidate, const EvaluationOptions& options) {
+    using Clock = std::chrono::steady_clock;
+    auto start = Clock::now();
+    auto say = [&](const std::string& line) {
+        if (options.on_progress) options.on_progress(line);
+    };
+    EvaluationReport report;
+    report.task_name = task.name;
+    report.candidate_path = candidate.string();
+    report.parameters = options.candidate_parameters;
+
+    // Build everything at once: reference and baseline are trusted (no guard), the candidate is not.
+    std::vector<BuildRequest> requests;
+    requests.push_back({candidate, options.candidate_parameters, task.libraries, true});
+    if (task.reference.source) requests.push_back({*task.reference.source, {}, task.libraries, false});
+    if (options.baseline_source) requests.push_back({*options.baseline_source, {}, task.libraries, true});
+    say("compiling " + std::to_string(requests.size()) + " kernel(s)");
+    auto builds = builder_.build_many(requests);
+    report.compile_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    for (auto& b : builds)
+        if (!b.ok()) return b.error();
+    report.candidate_build = *builds[0];
+    size_t next = 1;
+    std::optional<BuildOutcome> reference_build, baseline_build;
+    if (task.reference.source) reference_build = *builds[next++];
+    if (options.baseline_source) baseline_build = *builds[next++];
+    if (reference_build && !reference_build->ok())
+        return make_error("the task's reference does not compile:\n" + reference_build->message);
+    if (baseline_build && !baseline_build->ok())
+        return make_error("the baseline " + options.baseline_source->string() + " is not usable (" +
+                          build_status_name(baseline_build->status) + "):\n" + baseline_build->message);
+    const BuildOutcome& built = *report.candidate_build;
+    if (!built.ok()) {
+        report.status = built.status == BuildStatus::CompileError ? FailureClass::CompileError : FailureClass::RejectedByGuard;
+        report.message = built.message;
+        report.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        return report;
+    }
+
+    WorkerRequest request;
+    request.task = to_json(task);
+    if (reference_build) request.reference_library = reference_build->library.string();
+    request.reference_data_sets = reference_data_sets(task);
+    if (baseline_build) request.baseline_library = baseline_build->library.string();
+    request.candidate_library = built.library.string();
+    request.seed = options.seed;
+    if (request.seed == 0) {
+        std::random_device entropy;
+        request.seed = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+    }
+    request.trials = options.trials;
+    request.timing = options.timing;
+    request.call_timeout_seconds = options.call_timeout_seconds;
+
+    WorkerOptions worker_options = worker_options_;
+    worker_options.on_progress = [&](const nlohmann::json& m) {
+        std::string phase = m.value("phase", "");
+        if (phase == "timing" && m.contains("detail"))
+            say("timing: " + std::to_string(m["detail"].value("samples", 0)) + " samples, median " +
+                std::to_string(m["detail"].value("median_s", 0.0) * 1e6) + " us");
+        else say(phase);
+    };
+    auto worker_start = Clock::now();
+    say("starting worker");
+    auto outcome = run_worker(request, worker_options);
+    if (!outcome.ok()) return outcome.error();
+    report.status = outcome->status;
+    report.message = outcome->message;
+    report.device = outcome->hello;
+    report.worker_log = outcome->log;
+    if (outcome->status == FailureClass::Ok) {
+        report.correctness = outcome->result.value("correctness", nlohmann::json::object());
+        report.timing = outcome->result.value("timing", nlohmann::json::object());
+        for (const auto& w : outcome->result.value("warnings", nlohmann::json::array())) report.warnings.push_back(w);
+    }
+    // Where the worker's time went, from the phases it reported.
+    auto at = [&](const char* phase) -> std::optional<double> {
+        auto it = outcome->phase_started.find(phase);
+        return it == outcome->phase_started.end() ? std::nullopt : std::optional<double>(it->second);
+    };
+    double worker_total = outcome->wall_seconds;
+    double timing_start = at("warmup").value_or(at("timing").value_or(worker_total));
+    report.verify_seconds = timing_start;  // context start-up, reference, load, correctness
+    report.time_seconds = worker_total - timing_start;
+    (void)worker_start;
+    report.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return report;
+}
+
+}  // namespace kp

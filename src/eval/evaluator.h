@@ -1,0 +1,66 @@
+// One evaluation end to end: build the reference, baseline and candidate (in parallel, cached),
+// static guard, then a fresh worker for correctness and timing; the result is one report with a
+// failure class, the numbers, and where the time went (compile / verify / time).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "build/candidate_builder.h"
+#include "eval/failure_class.h"
+#include "eval/protocol.h"
+#include "eval/worker_client.h"
+#include "task/task_spec.h"
+
+namespace kp {
+
+struct EvaluationOptions {
+    std::optional<std::filesystem::path> baseline_source;  // default: the task's reference
+    ParameterValues candidate_parameters;                   // tunable values (-D)
+    int trials = 5;
+    TimingConfig timing;
+    double call_timeout_seconds = 10.0;
+    uint64_t seed = 0;  // 0: drawn from std::random_device (the usual case)
+    std::function<void(const std::string&)> on_progress;  // one-line progress messages
+};
+
+struct EvaluationReport {
+    FailureClass status = FailureClass::Crash;
+    std::string message;  // why it failed (trimmed compile errors, guard verdict, mismatch ...)
+    std::string task_name;
+    std::string candidate_path;
+    ParameterValues parameters;
+    std::optional<BuildOutcome> candidate_build;
+    nlohmann::json device;           // from the worker
+    nlohmann::json correctness;      // per-trial comparison numbers
+    nlohmann::json timing;           // sample summaries, speedup, stop reason
+    std::vector<std::string> warnings;
+    double compile_seconds = 0, verify_seconds = 0, time_seconds = 0, total_seconds = 0;
+    std::string worker_log;
+
+    std::optional<double> candidate_median_seconds() const;
+    std::optional<double> speedup() const;
+    nlohmann::json to_json() const;  // versioned: {"schema": "kernelpro.eval/1", ...}
+};
+
+class Evaluator {
+public:
+    explicit Evaluator(CandidateBuilder& builder, WorkerOptions worker_options = {});
+    // Errors only for problems that are not the candidate's fault (no nvcc, the reference fails to
+    // build, the worker cannot start); everything the candidate does is in the report.
+    Result<EvaluationReport> evaluate(const TaskSpec& task, const std::filesystem::path& candidate,
+                                      const EvaluationOptions& options);
+
+private:
+    CandidateBuilder& builder_;
+    WorkerOptions worker_options_;
+};
+
+// The task's precomputed reference sets (reference.data), sorted.
+std::vector<std::string> reference_data_sets(const TaskSpec& task);
+
+}  // namespace kp

@@ -1,0 +1,56 @@
+#include "eval/protocol.h"
+
+namespace kp {
+
+nlohmann::json to_json(const WorkerRequest& r) {
+    const auto& s = r.timing.stopping;
+    return {{"protocol", kWorkerProtocol},
+            {"mode", r.mode},
+            {"task", r.task},
+            {"reference_library", r.reference_library},
+            {"reference_data_sets", r.reference_data_sets},
+            {"baseline_library", r.baseline_library},
+            {"candidate_library", r.candidate_library},
+            {"seed", r.seed},
+            {"trials", r.trials},
+            {"timing",
+             {{"enabled", r.timing.enabled}, {"warmup_calls", r.timing.warmup_calls}, {"input_sets", r.timing.input_sets},
+              {"min_samples", s.min_samples}, {"max_samples", s.max_samples}, {"max_noise", s.max_noise},
+              {"min_seconds", s.min_seconds}, {"max_seconds", s.max_seconds}, {"host_factor", r.timing.host_factor},
+              {"host_slack_seconds", r.timing.host_slack_seconds}}},
+            {"call_timeout_seconds", r.call_timeout_seconds},
+            {"profile_iterations", r.profile_iterations},
+            {"profile_reference", r.profile_reference}};
+}
+
+WorkerRequest worker_request_from_json(const nlohmann::json& j) {
+    WorkerRequest r;
+    r.mode = j.value("mode", r.mode);
+    r.task = j.at("task");
+    r.reference_library = j.value("reference_library", "");
+    r.reference_data_sets = j.value("reference_data_sets", std::vector<std::string>{});
+    r.baseline_library = j.value("baseline_library", "");
+    r.candidate_library = j.value("candidate_library", "");
+    r.seed = j.value("seed", uint64_t{0});
+    r.trials = j.value("trials", r.trials);
+    r.call_timeout_seconds = j.value("call_timeout_seconds", r.call_timeout_seconds);
+    r.profile_iterations = j.value("profile_iterations", r.profile_iterations);
+    r.profile_reference = j.value("profile_reference", false);
+    if (j.contains("timing")) {
+        const auto& t = j["timing"];
+        auto& s = r.timing.stopping;
+        r.timing.enabled = t.value("enabled", r.timing.enabled);
+        r.timing.warmup_calls = t.value("warmup_calls", r.timing.warmup_calls);
+        r.timing.input_sets = t.value("input_sets", r.timing.input_sets);
+        s.min_samples = t.value("min_samples", s.min_samples);
+        s.max_samples = t.value("max_samples", s.max_samples);
+        s.max_noise = t.value("max_noise", s.max_noise);
+        s.min_seconds = t.value("min_seconds", s.min_seconds);
+        s.max_seconds = t.value("max_seconds", s.max_seconds);
+        r.timing.host_factor = t.value("host_factor", r.timing.host_factor);
+        r.timing.host_slack_seconds = t.value("host_slack_seconds", r.timing.host_slack_seconds);
+    }
+    return r;
+}
+
+}  // namespace kp

@@ -1,0 +1,47 @@
+// The protocol between the orchestrator (kernelpro, which never loads candidate code) and the
+// worker process (kernelpro-worker, which owns the CUDA context and loads the libraries).
+// Documented in docs/worker-protocol.md. Bump kWorkerProtocol on any incompatible change.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/sample_statistics.h"
+
+namespace kp {
+
+inline constexpr const char* kWorkerProtocol = "kp-worker/1";
+
+struct TimingConfig {
+    bool enabled = true;
+    int warmup_calls = 2;
+    int input_sets = 3;  // rotated across samples (and refilled from fresh seeds every sample)
+    StoppingRule stopping;
+    // A sample whose host-clock time (launch to device-wide sync) exceeds the event time by more than
+    // this factor plus slack means work the timed stream did not see.
+    double host_factor = 1.5;
+    double host_slack_seconds = 300e-6;
+};
+
+struct WorkerRequest {
+    std::string mode = "evaluate";  // evaluate | profile_run
+    nlohmann::json task;            // to_json(TaskSpec)
+    std::string reference_library;  // reference kernel, or empty when data sets are given
+    std::vector<std::string> reference_data_sets;  // safetensors files with inputs and outputs
+    std::string baseline_library;   // empty: the reference is the baseline
+    std::string candidate_library;
+    uint64_t seed = 0;              // chosen by the orchestrator at random; the candidate never sees it
+    int trials = 5;
+    TimingConfig timing;
+    double call_timeout_seconds = 10.0;
+    int profile_iterations = 1;     // profile_run: calls inside the profiler range
+    bool profile_reference = false; // profile_run: run the reference instead of the candidate
+};
+
+nlohmann::json to_json(const WorkerRequest& request);
+WorkerRequest worker_request_from_json(const nlohmann::json& j);
+
+}  // namespace kp

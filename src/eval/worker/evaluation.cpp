@@ -1,0 +1,382 @@
+#include "eval/worker/evaluation.h"
+
+#include <cuda_profiler_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <sstream>
+
+#include "eval/worker/tensor_sets.h"
+#include "eval/worker/worker_failure.h"
+#include "task/safetensors.h"
+
+namespace kp::worker {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t mix_seed(uint64_t seed, uint64_t a, uint64_t b) {
+    uint64_t x = seed ^ (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+// Poison patterns: 0xFF makes every float NaN; 0x5A gives finite garbage for floats and distinct
+// integers, so an element left unwritten differs between the two runs of a trial.
+constexpr unsigned char kPoisonA = 0xFF;
+constexpr unsigned char kPoisonB = 0x5A;
+
+struct Context {
+    const WorkerRequest& request;
+    GpuSession& gpu;
+    const Channel& channel;
+    std::vector<TensorLayout> inputs, outputs;
+    std::vector<TensorGroup> input_sets;  // rotated
+    std::vector<TensorSet> data_sets;     // reference data from safetensors (when given)
+};
+
+// Fills input set `set` for trial/sample `index`: fresh values from the seed, or a stored data set.
+std::vector<uint64_t> prepare_inputs(Context& c, size_t set, uint64_t round) {
+    TensorGroup& group = c.input_sets[set];
+    std::vector<uint64_t> sums;
+    if (!c.data_sets.empty()) {
+        const TensorSet& data = c.data_sets[round % c.data_sets.size()];
+        for (size_t i = 0; i < c.inputs.size(); ++i) {
+            const HostTensor& t = data.at(c.inputs[i].spec.name);
+            check_cuda(cudaMemcpyAsync(group.buffer(i).data, t.bytes.data(), t.bytes.size(), cudaMemcpyHostToDevice,
+                                       c.gpu.stream()), "uploading input " + c.inputs[i].spec.name);
+        }
+    } else {
+        for (size_t i = 0; i < c.inputs.size(); ++i)
+            check_cuda(fill_random(group.buffer(i), c.inputs[i].spec.distribution, mix_seed(c.request.seed, round, i),
+                                   c.gpu.stream()), "generating input " + c.inputs[i].spec.name);
+    }
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+        uint64_t s = 0;
+        check_cuda(checksum(group.buffer(i), c.gpu.stream(), &s), "checksumming inputs");
+        sums.push_back(s);
+    }
+    return sums;
+}
+
+std::optional<std::string> inputs_changed(Context& c, size_t set, const std::vector<uint64_t>& before) {
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+        uint64_t s = 0;
+        check_cuda(checksum(c.input_sets[set].buffer(i), c.gpu.stream(), &s), "checksumming inputs");
+        if (s != before[i]) return c.inputs[i].spec.name;
+    }
+    return std::nullopt;
+}
+
+nlohmann::json compare_json(const CompareStats& s, const DeviceBuffer& reference, const DeviceBuffer& output) {
+    nlohmann::json j{{"elements", s.elements}, {"mismatches", s.mismatches}, {"nonfinite_outputs", s.nonfinite_outputs},
+                     {"max_abs_error", s.max_abs_error}, {"max_abs_index", s.max_abs_index},
+                     {"max_rel_error", s.max_rel_error}, {"max_rel_index", s.max_rel_index}};
+    if (s.first_mismatch >= 0) {
+        double r = 0, o = 0;
+        read_element(reference, s.first_mismatch, &r);
+        read_element(output, s.first_mismatch, &o);
+        j["first_mismatch"] = {{"index", s.first_mismatch},
+                               {"expected", std::isfinite(r) ? nlohmann::json(r) : nlohmann::json(std::to_string(r))},
+                               {"got", std::isfinite(o) ? nlohmann::json(o) : nlohmann::json(std::to_string(o))}};
+    }
+    return j;
+}
+
+std::string mismatch_message(const std::string& what, const std::string& name, const CompareStats& s,
+                             const nlohmann::json& detail) {
+    std::ostringstream m;
+    m << what << ": output '" << name << "': " << s.mismatches << " of " << s.elements << " elements outside tolerance";
+    if (s.nonfinite_outputs) m << " (" << s.nonfinite_outputs << " NaN/inf, e.g. never written)";
+    if (detail.contains("first_mismatch")) {
+        const auto& f = detail["first_mismatch"];
+        m << "; first at index " << f["index"] << ": expected " << f["expected"] << ", got " << f["got"];
+    }
+    m << "; max abs error " << s.max_abs_error << ", max rel error " << s.max_rel_error;
+    return m.str();
+}
+
+// Compares every output with the expected ones; throws Incorrect on any mismatch.
+nlohmann::json check_outputs(Context& c, const TensorGroup& expected, const TensorGroup& got, const std::string& what) {
+    nlohmann::json per_output = nlohmann::json::array();
+    for (size_t o = 0; o < c.outputs.size(); ++o) {
+        CompareStats s;
+        check_cuda(compare_outputs(expected.buffer(o), got.buffer(o), c.outputs[o].atol, c.outputs[o].rtol, c.gpu.stream(), &s),
+                   "comparing outputs");
+        auto j = compare_json(s, expected.buffer(o), got.buffer(o));
+        j["name"] = c.outputs[o].spec.name;
+        if (s.mismatches > 0) throw WorkerFailure(FailureClass::Incorrect, mismatch_message(what, c.outputs[o].spec.name, s, j), what);
+        per_output.push_back(j);
+    }
+    return per_output;
+}
+
+void load_data_sets(Context& c) {
+    for (const auto& path : c.request.reference_data_sets) {
+        auto set = read_safetensors(path);
+        if (!set.ok()) throw WorkerFailure(FailureClass::Crash, "reference data: " + set.error().message, "reference");
+        for (const auto* list : {&c.inputs, &c.outputs})
+            for (const auto& l : *list) {
+                auto it = set->find(l.spec.name);
+                if (it == set->end())
+                    throw WorkerFailure(FailureClass::Crash, "reference data " + path + " has no tensor '" + l.spec.name + "'", "reference");
+                if (static_cast<int64_t>(it->second.bytes.size()) != l.spec.storage_bytes() || it->second.dtype != l.spec.dtype)
+                    throw WorkerFailure(FailureClass::Crash, "reference data " + path + ": tensor '" + l.spec.name +
+                                                                 "' does not match the task's dtype and shape", "reference");
+            }
+        c.data_sets.push_back(std::move(*set));
+    }
+}
+
+void upload_expected(Context& c, size_t round, TensorGroup& expected) {
+    const TensorSet& data = c.data_sets[round % c.data_sets.size()];
+    for (size_t o = 0; o < c.outputs.size(); ++o) {
+        const HostTensor& t = data.at(c.outputs[o].spec.name);
+        check_cuda(cudaMemcpyAsync(expected.buffer(o).data, t.bytes.data(), t.bytes.size(), cudaMemcpyHostToDevice,
+                                   c.gpu.stream()), "uploading expected outputs");
+    }
+    c.gpu.wait_all("reference");
+}
+
+// A reference whose output barely varies lets a constant (or zero) kernel pass: say so.
+std::optional<std::string> degenerate_warning(Context& c, const TensorGroup& expected) {
+    for (size_t o = 0; o < c.outputs.size(); ++o) {
+        CompareStats s;
+        check_cuda(compare_outputs(expected.buffer(o), expected.buffer(o), 0, 0, c.gpu.stream(), &s), "reference stats");
+        double range = s.reference_max - s.reference_min;
+        double scale = std::max(std::fabs(s.reference_max), std::fabs(s.reference_min));
+        if (s.elements > 1 && (range <= 1e-6 * std::max(scale, 1e-30) || s.reference_mean_abs <= 10 * c.outputs[o].atol))
+            return "reference output '" + c.outputs[o].spec.name + "' is nearly constant (range " + std::to_string(range) +
+                   ", mean |x| " + std::to_string(s.reference_mean_abs) + "): a constant or zero output could pass; the task is degenerate";
+    }
+    return std::nullopt;
+}
+
+nlohmann::json summary_json(const std::vector<double>& seconds, const std::vector<unsigned>& clocks) {
+    auto j = summarize(seconds).to_json();
+    if (!clocks.empty()) {
+        std::vector<unsigned> sorted = clocks;
+        std::sort(sorted.begin(), sorted.end());
+        j["sm_clock_mhz_median"] = sorted[sorted.size() / 2];
+        j["sm_clock_mhz_min"] = sorted.front();
+    }
+    return j;
+}
+
+}  // namespace
+
+nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, const Channel& channel) {
+    Context c{request, gpu, channel, layouts_from_task_json(request.task, "inputs"),
+              layouts_from_task_json(request.task, "outputs"), {}, {}};
+    nlohmann::json result{{"type", "result"}, {"warnings", nlohmann::json::array()}};
+    const int sets = std::max(1, request.timing.input_sets);
+    for (int s = 0; s < sets; ++s) c.input_sets.emplace_back(c.inputs);
+    if (!request.reference_data_sets.empty()) load_data_sets(c);
+    const bool have_reference_kernel = !request.reference_library.empty();
+    const int trials = std::max(1, c.data_sets.empty() ? request.trials : std::max<int>(request.trials, static_cast<int>(c.data_sets.size())));
+
+    // Phase 1: expected outputs for every trial, before any untrusted code is in the process.
+    channel.progress("reference");
+    std::vector<TensorGroup> expected;
+    std::vector<std::vector<uint64_t>> input_sums;
+    KernelLibrary reference;  // also the timing baseline unless another is given
+    {
+        if (have_reference_kernel) reference = KernelLibrary::load(request.reference_library, "reference");
+        if (reference.loaded()) {
+            auto in_shapes = shape_only_views(c.inputs), out_shapes = shape_only_views(c.outputs);
+            if (int rc = reference.setup(in_shapes, out_shapes); rc != 0)
+                throw WorkerFailure(FailureClass::Crash, "reference kp_setup returned " + std::to_string(rc), "reference");
+        }
+        for (int k = 0; k < trials; ++k) {
+            size_t set = static_cast<size_t>(k % sets);
+            input_sums.push_back(prepare_inputs(c, set, static_cast<uint64_t>(k)));
+            expected.emplace_back(c.outputs);
+            if (reference.loaded()) {
+                gpu.call(reference, c.input_sets[set].views(), expected.back().views(), "reference");
+                if (auto changed = inputs_changed(c, set, input_sums.back()))
+                    throw WorkerFailure(FailureClass::Crash, "the reference kernel modifies its input '" + *changed + "': fix the task", "reference");
+            } else {
+                upload_expected(c, static_cast<size_t>(k), expected.back());
+            }
+        }
+        if (auto warning = degenerate_warning(c, expected.front())) result["warnings"].push_back(*warning);
+    }
+
+    // Phase 2: load the candidate (and a separate baseline, if any).
+    channel.progress("load");
+    KernelLibrary candidate = KernelLibrary::load(request.candidate_library, "candidate");
+    {
+        auto in_shapes = shape_only_views(c.inputs), out_shapes = shape_only_views(c.outputs);
+        if (int rc = candidate.setup(in_shapes, out_shapes); rc != 0)
+            throw WorkerFailure(FailureClass::Crash, "candidate kp_setup returned " + std::to_string(rc), "setup");
+    }
+
+    // Phase 3: correctness trials. Each trial: fresh inputs; two runs with different poison; both
+    // must match the reference, match each other, and leave the inputs untouched.
+    channel.progress("correctness", {{"trials", trials}});
+    TensorGroup out_a(c.outputs), out_b(c.outputs);
+    nlohmann::json trial_results = nlohmann::json::array();
+    for (int k = 0; k < trials; ++k) {
+        size_t set = static_cast<size_t>(k % sets);
+        auto sums = prepare_inputs(c, set, static_cast<uint64_t>(k));
+        std::string what = "correctness trial " + std::to_string(k + 1);
+        out_a.poison(kPoisonA, gpu.stream());
+        gpu.call(candidate, c.input_sets[set].views(), out_a.views(), what);
+        if (auto changed = inputs_changed(c, set, sums))
+            throw WorkerFailure(FailureClass::Incorrect, what + ": the candidate modified input '" + *changed + "'", what);
+        auto first = check_outputs(c, expected[static_cast<size_t>(k)], out_a, what);
+        out_b.poison(kPoisonB, gpu.stream());
+        gpu.call(candidate, c.input_sets[set].views(), out_b.views(), what + " (second run)");
+        if (auto changed = inputs_changed(c, set, sums))
+            throw WorkerFailure(FailureClass::Incorrect, what + ": the candidate modified input '" + *changed + "'", what);
+        check_outputs(c, expected[static_cast<size_t>(k)], out_b, what + " (second run)");
+        check_outputs(c, out_a, out_b, what + ": the same inputs run twice disagree (uninitialised memory or a race)");
+        trial_results.push_back({{"trial", k + 1}, {"outputs", first}});
+    }
+    result["correctness"] = {{"passed", true}, {"trials", trial_results}};
+    expected.clear();  // frees the trial outputs before timing
+
+    if (!request.timing.enabled) return result;
+
+    // Phase 4: cold timing, baseline and candidate interleaved (order alternating), inputs refilled
+    // from a fresh seed every sample and rotated among several buffers, every candidate output
+    // checked against the baseline/reference output of the same sample.
+    KernelLibrary custom_baseline;
+    if (!request.baseline_library.empty()) custom_baseline = KernelLibrary::load(request.baseline_library, "baseline");
+    const KernelLibrary* baseline = nullptr;
+    if (custom_baseline.loaded()) {
+        baseline = &custom_baseline;
+        auto in_shapes = shape_only_views(c.inputs), out_shapes = shape_only_views(c.outputs);
+        if (int rc = custom_baseline.setup(in_shapes, out_shapes); rc != 0)
+            throw WorkerFailure(FailureClass::Crash, "baseline kp_setup returned " + std::to_string(rc), "setup");
+    } else if (reference.loaded()) {
+        baseline = &reference;
+    }
+    TensorGroup baseline_out(c.outputs), expected_out(c.outputs);
+
+    channel.progress("warmup");
+    for (int w = 0; w < request.timing.warmup_calls; ++w) {
+        prepare_inputs(c, 0, 0);
+        gpu.call(candidate, c.input_sets[0].views(), out_a.views(), "warm-up");
+        if (baseline) gpu.call(*baseline, c.input_sets[0].views(), baseline_out.views(), "warm-up");
+    }
+
+    channel.progress("timing");
+    std::vector<double> candidate_times, baseline_times, candidate_host_times;
+    std::vector<unsigned> candidate_clocks, baseline_clocks;
+    size_t flagged_host = 0, throttled = 0, checked_outputs = 0;
+    double measured = 0;
+    auto timing_start = Clock::now();
+    auto last_progress = timing_start;
+    StoppingRule::Verdict verdict = StoppingRule::Verdict::Continue;
+    for (uint64_t s = 0; verdict == StoppingRule::Verdict::Continue; ++s) {
+        size_t set = static_cast<size_t>(s % static_cast<uint64_t>(sets));
+        uint64_t round = 1000 + s;
+        auto sums = prepare_inputs(c, set, round);
+        std::string what = "timed call " + std::to_string(s + 1);
+        ColdSample cand{}, base{};
+        auto time_candidate = [&] {
+            out_a.poison(kPoisonA, gpu.stream());
+            cand = gpu.timed_call(candidate, c.input_sets[set].views(), out_a.views(), what);
+        };
+        auto time_baseline = [&] {
+            if (baseline) base = gpu.timed_call(*baseline, c.input_sets[set].views(), baseline_out.views(), what + " (baseline)");
+        };
+        if (s % 2 == 0) { time_baseline(); time_candidate(); }
+        else { time_candidate(); time_baseline(); }
+        if (auto changed = inputs_changed(c, set, sums))
+            throw WorkerFailure(FailureClass::Incorrect, what + ": the candidate modified input '" + *changed + "'", "timing");
+        // The outputs produced while timed are checked too (a kernel that skips work when it thinks
+        // it is being timed fails here).
+        const TensorGroup* truth = nullptr;
+        if (!c.data_sets.empty()) {
+            upload_expected(c, round, expected_out);
+            truth = &expected_out;
+        } else if (custom_baseline.loaded()) {
+            if (reference.loaded()) {
+                gpu.call(reference, c.input_sets[set].views(), expected_out.views(), "reference");
+                truth = &expected_out;
+            }
+        } else {
+            truth = &baseline_out;
+        }
+        if (truth) {
+            check_outputs(c, *truth, out_a, what + ": outputs produced during timing are wrong");
+            ++checked_outputs;
+        }
+        if (cand.host_seconds > request.timing.host_factor * cand.event_seconds + request.timing.host_slack_seconds) ++flagged_host;
+        if (cand.throttled) ++throttled;
+        candidate_times.push_back(cand.event_seconds);
+        candidate_host_times.push_back(cand.host_seconds);
+        candidate_clocks.push_back(cand.sm_clock_mhz);
+        if (baseline) {
+            baseline_times.push_back(base.event_seconds);
+            baseline_clocks.push_back(base.sm_clock_mhz);
+        }
+        measured += cand.event_seconds;
+        double wall = std::chrono::duration<double>(Clock::now() - timing_start).count();
+        verdict = request.timing.stopping.decide(candidate_times, measured, wall);
+        if (verdict == StoppingRule::Verdict::Converged && baseline &&
+            summarize(baseline_times).relative_stddev >= request.timing.stopping.max_noise)
+            verdict = StoppingRule::Verdict::Continue;  // the speedup needs both sides steady
+        if (std::chrono::duration<double>(Clock::now() - last_progress).count() > 0.5) {
+            last_progress = Clock::now();
+            channel.progress("timing", {{"samples", candidate_times.size()}, {"median_s", summarize(candidate_times).median}});
+        }
+    }
+
+    auto host_summary = summarize(candidate_host_times);
+    auto cand_summary = summarize(candidate_times);
+    if (flagged_host * 4 > candidate_times.size())
+        throw WorkerFailure(FailureClass::InvalidTiming,
+                            "work outside the timed stream: the host clock (launch to device-wide sync) saw a median of " +
+                                std::to_string(host_summary.median * 1e6) + " us per call while the events saw " +
+                                std::to_string(cand_summary.median * 1e6) + " us (" + std::to_string(flagged_host) + " of " +
+                                std::to_string(candidate_times.size()) + " samples)",
+                            "timing");
+    nlohmann::json timing{{"candidate", summary_json(candidate_times, candidate_clocks)},
+                          {"candidate_host", host_summary.to_json()},
+                          {"stop_reason", verdict_name(verdict)},
+                          {"samples", candidate_times.size()},
+                          {"host_flagged_samples", flagged_host},
+                          {"throttled_samples", throttled},
+                          {"checked_timed_outputs", checked_outputs},
+                          {"input_sets", sets},
+                          {"wall_seconds", std::chrono::duration<double>(Clock::now() - timing_start).count()}};
+    if (baseline) {
+        timing["baseline"] = summary_json(baseline_times, baseline_clocks);
+        timing["baseline_is_reference"] = !custom_baseline.loaded();
+        double cm = cand_summary.median, bm = summarize(baseline_times).median;
+        if (cm > 0) timing["speedup"] = bm / cm;
+    }
+    result["timing"] = timing;
+    return result;
+}
+
+nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const Channel& channel) {
+    Context c{request, gpu, channel, layouts_from_task_json(request.task, "inputs"),
+              layouts_from_task_json(request.task, "outputs"), {}, {}};
+    c.input_sets.emplace_back(c.inputs);
+    if (!request.reference_data_sets.empty()) load_data_sets(c);
+    prepare_inputs(c, 0, 0);
+    TensorGroup out(c.outputs);
+    const std::string& path = request.profile_reference ? request.reference_library : request.candidate_library;
+    KernelLibrary library = KernelLibrary::load(path, request.profile_reference ? "reference" : "candidate");
+    {
+        auto in_shapes = shape_only_views(c.inputs), out_shapes = shape_only_views(c.outputs);
+        if (int rc = library.setup(in_shapes, out_shapes); rc != 0)
+            throw WorkerFailure(FailureClass::Crash, "kp_setup returned " + std::to_string(rc), "setup");
+    }
+    gpu.call(library, c.input_sets[0].views(), out.views(), "profile warm-up");
+    channel.progress("profile", {{"iterations", request.profile_iterations}});
+    cudaProfilerStart();
+    for (int i = 0; i < request.profile_iterations; ++i) gpu.call(library, c.input_sets[0].views(), out.views(), "profiled call");
+    cudaProfilerStop();
+    return {{"type", "result"}, {"profiled_calls", request.profile_iterations}};
+}
+
+}  // namespace kp::worker

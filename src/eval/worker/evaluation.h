@@ -1,0 +1,20 @@
+// The worker's evaluate mode: reference outputs first (before any candidate code is loaded), then
+// correctness trials, then interleaved cold timing of baseline and candidate.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "eval/protocol.h"
+#include "eval/worker/channel.h"
+#include "eval/worker/gpu_session.h"
+
+namespace kp::worker {
+
+// Returns the result document; failures of the candidate are thrown as WorkerFailure.
+nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, const Channel& channel);
+
+// profile_run mode: inputs, one untimed warm-up, then `profile_iterations` calls between
+// cudaProfilerStart and cudaProfilerStop so ncu (--profile-from-start off) sees only those.
+nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const Channel& channel);
+
+}  // namespace kp::worker

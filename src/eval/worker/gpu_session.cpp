@@ -1,0 +1,113 @@
+#include "eval/worker/gpu_session.h"
+
+#include "eval/worker/worker_failure.h"
+
+namespace kp::worker {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+}  // namespace
+
+GpuSession::GpuSession(double call_timeout_seconds) : call_timeout_seconds_(call_timeout_seconds) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0)
+        throw WorkerFailure(FailureClass::Crash, std::string("no usable GPU: ") + cudaGetErrorString(e), "init");
+    check_cuda(cudaSetDevice(0), "cudaSetDevice");
+    check_cuda(cudaGetDeviceProperties(&properties_, 0), "cudaGetDeviceProperties");
+    l2_bytes_ = static_cast<size_t>(properties_.l2CacheSize);
+    // Persisting L2 carve-out to zero: no access-policy window can keep data resident across samples.
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    flush_bytes_ = std::max<size_t>(2 * l2_bytes_, 64u << 20);
+    check_cuda(cudaMalloc(&flush_buffer_, flush_bytes_), "allocating the L2 flush buffer");
+    check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
+    check_cuda(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
+}
+
+GpuSession::~GpuSession() {
+    // Nothing to release by hand: the worker exits right after, and the driver reclaims the context.
+}
+
+nlohmann::json GpuSession::device_json() const {
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    return {{"name", properties_.name},
+            {"compute_capability", std::to_string(properties_.major) + "." + std::to_string(properties_.minor)},
+            {"sm_count", properties_.multiProcessorCount},
+            {"l2_bytes", l2_bytes_},
+            {"memory_bytes", properties_.totalGlobalMem},
+            {"cuda_driver_version", driver},
+            {"cuda_runtime_version", runtime},
+            {"driver_version", clock_probe_.driver_version()},
+            {"nvml", clock_probe_.available()}};
+}
+
+void GpuSession::wait_event(cudaEvent_t event, const std::string& phase) {
+    auto start = Clock::now();
+    for (;;) {
+        cudaError_t e = cudaEventQuery(event);
+        if (e == cudaSuccess) return;
+        if (e != cudaErrorNotReady) check_cuda(e, phase + ": kernel failed");
+        if (seconds_since(start) > call_timeout_seconds_)
+            throw WorkerFailure(FailureClass::Timeout,
+                                phase + ": the call did not finish within " + std::to_string(call_timeout_seconds_) + " s",
+                                phase);
+    }
+}
+
+void GpuSession::wait_all(const std::string& phase) {
+    check_cuda(cudaEventRecord(done_, stream()), phase + ": cudaEventRecord");
+    wait_event(done_, phase);
+    // The legacy stream already waited for other blocking streams; this also covers the rest.
+    check_cuda(cudaDeviceSynchronize(), phase + ": kernel failed");
+}
+
+void GpuSession::call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
+                      const std::string& phase) {
+    int rc = library.forward(inputs, outputs, stream());
+    cudaError_t launch = cudaGetLastError();
+    if (launch != cudaSuccess)
+        throw WorkerFailure(classify_cuda_error(launch),
+                            phase + ": " + library.role() + " launch failed: " + cudaGetErrorName(launch) + " (" +
+                                cudaGetErrorString(launch) + ")", phase);
+    if (rc != 0)
+        throw WorkerFailure(FailureClass::Crash, phase + ": " + library.role() + " kp_forward returned " + std::to_string(rc), phase);
+    wait_all(phase);
+}
+
+void GpuSession::flush_l2() {
+    // Writing (not reading) twice the L2 size evicts every line the previous call left behind; the
+    // value changes each round so no compression or zero-page shortcut applies.
+    check_cuda(cudaMemsetAsync(flush_buffer_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream()), "L2 flush");
+    cudaCtxResetPersistingL2Cache();
+}
+
+ColdSample GpuSession::timed_call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs,
+                                  std::vector<kp_tensor>& outputs, const std::string& phase) {
+    flush_l2();
+    wait_all(phase + " (flush)");
+    ColdSample sample;
+    auto host_start = Clock::now();
+    check_cuda(cudaEventRecord(start_, stream()), "cudaEventRecord");
+    int rc = library.forward(inputs, outputs, stream());
+    cudaError_t launch = cudaGetLastError();
+    check_cuda(cudaEventRecord(stop_, stream()), "cudaEventRecord");
+    if (launch != cudaSuccess)
+        throw WorkerFailure(classify_cuda_error(launch), phase + ": " + library.role() + " launch failed: " + cudaGetErrorName(launch), phase);
+    if (rc != 0)
+        throw WorkerFailure(FailureClass::Crash, phase + ": " + library.role() + " kp_forward returned " + std::to_string(rc), phase);
+    wait_event(stop_, phase);
+    check_cuda(cudaDeviceSynchronize(), phase + ": kernel failed");
+    sample.host_seconds = seconds_since(host_start);
+    sample.sm_clock_mhz = clock_probe_.sm_clock_mhz();
+    sample.throttled = clock_probe_.throttled();
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    sample.event_seconds = ms * 1e-3;
+    return sample;
+}
+
+}  // namespace kp::worker

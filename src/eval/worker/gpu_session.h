@@ -1,0 +1,61 @@
+// The worker's hold on the GPU: the context, the harness stream, the L2 flush buffer, and calls into
+// kernel libraries that never block forever (every wait polls against the per-call timeout).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/worker/kernel_library.h"
+#include "eval/worker/sm_clock_probe.h"
+
+namespace kp::worker {
+
+struct ColdSample {
+    double event_seconds = 0;  // start/stop events on the harness stream
+    double host_seconds = 0;   // host clock from just before the launch to after a device-wide sync
+    unsigned sm_clock_mhz = 0;
+    bool throttled = false;
+};
+
+class GpuSession {
+public:
+    explicit GpuSession(double call_timeout_seconds);
+    ~GpuSession();
+
+    // The harness stream is the legacy default stream: it implicitly waits for every other blocking
+    // stream, so work a candidate sneaks onto the per-thread default stream is still inside the
+    // timed interval (and stream creation is rejected by the static guard).
+    cudaStream_t stream() const { return cudaStreamLegacy; }
+    nlohmann::json device_json() const;
+    size_t l2_bytes() const { return l2_bytes_; }
+
+    // One call of kp_forward, checked: return code, launch errors, completion within the timeout.
+    void call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
+              const std::string& phase);
+    // One cold sample: flush L2 (write 2x its size), reset persisting L2, then time one call.
+    ColdSample timed_call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs,
+                          std::vector<kp_tensor>& outputs, const std::string& phase);
+
+    // Waits for everything queued so far, polling so a hung kernel becomes a Timeout failure.
+    void wait_all(const std::string& phase);
+
+private:
+    void wait_event(cudaEvent_t event, const std::string& phase);
+    void flush_l2();
+
+    double call_timeout_seconds_;
+    cudaDeviceProp properties_{};
+    size_t l2_bytes_ = 0;
+    void* flush_buffer_ = nullptr;
+    size_t flush_bytes_ = 0;
+    unsigned flush_round_ = 0;
+    cudaEvent_t start_ = nullptr, stop_ = nullptr, done_ = nullptr;
+    SmClockProbe clock_probe_;
+};
+
+}  // namespace kp::worker

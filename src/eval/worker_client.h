@@ -1,0 +1,48 @@
+// The orchestrator's half of the worker protocol: starts kernelpro-worker, sends the request,
+// watches the channel with a watchdog, and turns whatever happened (a result, a reported failure,
+// a signal, silence) into one classified outcome. Candidate code never runs in this process.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "eval/failure_class.h"
+#include "eval/protocol.h"
+
+namespace kp {
+
+struct WorkerOutcome {
+    FailureClass status = FailureClass::Crash;
+    std::string message;
+    std::string phase;
+    nlohmann::json hello;   // device description sent by the worker
+    nlohmann::json result;  // the result document (status Ok), else null
+    std::string log;        // what the worker (and candidate code) printed, bounded
+    double wall_seconds = 0;
+    // Seconds since start at which each progress phase was first reported.
+    std::map<std::string, double> phase_started;
+};
+
+struct WorkerOptions {
+    std::filesystem::path worker_executable;  // default: find_worker_executable()
+    // Silence on the channel longer than this kills the worker (a hang in host code). Reset by
+    // every message; the worker reports GPU hangs itself after the per-call timeout.
+    std::chrono::milliseconds watchdog{std::chrono::seconds(60)};
+    std::chrono::milliseconds total_limit{std::chrono::minutes(10)};
+    size_t max_log_bytes = 64 * 1024;
+    std::function<void(const nlohmann::json&)> on_progress;  // progress messages, as they arrive
+};
+
+// $KERNELPRO_WORKER, else kernelpro-worker next to the running executable, else in PATH.
+Result<std::filesystem::path> find_worker_executable();
+
+// Runs one request in a fresh worker. Errors only when the worker cannot be started at all.
+Result<WorkerOutcome> run_worker(const WorkerRequest& request, const WorkerOptions& options);
+
+}  // namespace kp
