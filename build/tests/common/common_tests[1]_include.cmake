@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/common/common_tests[1]_tests.cmake")
-  include("/work/main/build/tests/common/common_tests[1]_tests.cmake")
-else()
-  add_test(common_tests_NOT_BUILT common_tests_NOT_BUILT)
-endif()
