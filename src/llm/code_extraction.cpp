@@ -14,13 +14,12 @@ namespace {
 std::vector<std::string> split_lines(std::string_view text) {
     std::vector<std::string> lines;
     std::size_t start = 0;
-    while (start <= text.size()) {
+    while (start < text.size()) {
         auto end = text.find('\n', start);
         if (end == std::string_view::npos) end = text.size();
         std::string line(text.substr(start, end - start));
         if (!line.empty() && line.back() == '\r') line.pop_back();
         lines.push_back(std::move(line));
-        if (end == text.size()) break;
         start = end + 1;
     }
     return lines;
@@ -139,6 +138,10 @@ Result<ExtractedKernel> extract_kernel_source(std::string_view reply, bool hit_t
             best = &block;
 
     if (!best) {
+        if (!blocks.empty() && !blocks.back().closed)
+            return make_error(fmt::format("the reply {} inside the code block opened at line {}, before kp_forward",
+                                          hit_token_limit ? "hit the output token limit" : "was cut off",
+                                          blocks.back().first_line));
         if (!blocks.empty())
             return make_error(fmt::format("the reply has {} code block{} but none defines kp_forward", blocks.size(),
                                           blocks.size() == 1 ? "" : "s"));

@@ -54,6 +54,7 @@ std::string trim_diagnostics(std::string_view raw, const DiagnosticsLimits& limi
         std::string line = text.substr(start, end - start);
         start = end + 1;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        if (line.size() > limits.max_line_chars) line = line.substr(0, limits.max_line_chars) + " [...]";
         if (!seen.insert(line).second) continue;  // template errors repeat the same note many times
         lines.push_back(std::move(line));
     }

@@ -13,6 +13,7 @@ struct DiagnosticsLimits {
     std::size_t max_lines = 60;
     std::size_t max_chars = 6000;
     std::size_t context_lines = 3;  // kept after each line that mentions an error
+    std::size_t max_line_chars = 400;  // longer lines (a whole template instantiation) are cut
 };
 
 // "/tmp/kp-build-x1y2/candidate.cu(42): error: ..." -> "candidate.cu(42): error: ...".
