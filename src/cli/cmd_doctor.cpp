@@ -1,0 +1,159 @@
+// kernelpro doctor [--json]: what this machine offers kernelpro: the GPU and driver, the CUDA tools
+// (nvcc, ncu, nvdisasm, cuobjdump, compute-sanitizer), CUPTI, NVML and kernelpro's own GPU helpers,
+// found or missing, with versions. It reports; a missing GPU is not a failure (exit 0). Exit 3
+// only on an internal error.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "gpu/cuda_driver.h"
+#include "gpu/helper_paths.h"
+#include "gpu/nvml_library.h"
+#include "gpu/toolchain.h"
+
+namespace kp::cli {
+
+namespace {
+
+struct GpuReport {
+    std::vector<gpu::DeviceInfo> devices;
+    std::string error;                 // "no GPU: ..." when none is usable
+    int cuda_driver_version = 0;       // 13000
+    std::string nvidia_driver_version; // "580.159.04" from NVML
+};
+
+GpuReport probe_gpu() {
+    GpuReport report;
+    auto driver = gpu::CudaDriver::load();
+    if (!driver) {
+        report.error = driver.error().message;
+        return report;
+    }
+    report.cuda_driver_version = driver->driver_version();
+    auto devices = driver->all_devices();
+    if (!devices) report.error = "no GPU: " + devices.error().message;
+    else if (devices->empty()) report.error = "no GPU: the driver reports no CUDA devices";
+    else report.devices = std::move(*devices);
+    if (auto nvml = gpu::Nvml::load()) report.nvidia_driver_version = nvml->driver_version();
+    return report;
+}
+
+gpu::ToolStatus probe_helper(const std::string& file, const std::string& needed_for) {
+    gpu::ToolStatus status;
+    status.name = file;
+    status.needed_for = needed_for;
+    if (auto path = gpu::find_helper(file)) {
+        status.found = true;
+        status.path = path->string();
+    } else {
+        status.detail = "not built or not installed next to kernelpro";
+    }
+    return status;
+}
+
+std::string gib(std::int64_t bytes) { return fmt::format("{:.1f} GiB", bytes / double(1 << 30)); }
+std::string mib(std::int64_t bytes) { return fmt::format("{:.1f} MiB", bytes / double(1 << 20)); }
+
+bool has(const std::vector<gpu::ToolStatus>& tools, const std::string& name) {
+    for (const auto& t : tools)
+        if (t.name == name) return t.found;
+    return false;
+}
+
+void print_text(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>& tools,
+                const std::vector<gpu::ToolStatus>& helpers) {
+    std::string out = "kernelpro doctor\n\nGPU and driver\n";
+    if (gpu_report.devices.empty()) {
+        out += fmt::format("  {:<20} {}\n", "gpu", gpu_report.error);
+    } else {
+        for (const auto& d : gpu_report.devices)
+            out += fmt::format("  {:<20} {} ({}, {} SMs, {}, L2 {})\n", fmt::format("gpu {}", d.ordinal), d.name,
+                               d.sm_target(), d.sm_count, gib(d.total_memory_bytes), mib(d.l2_cache_bytes));
+    }
+    if (gpu_report.cuda_driver_version > 0)
+        out += fmt::format("  {:<20} CUDA {}{}\n", "driver", gpu::format_cuda_version(gpu_report.cuda_driver_version),
+                           gpu_report.nvidia_driver_version.empty() ? "" : " (NVIDIA " + gpu_report.nvidia_driver_version + ")");
+    else
+        out += fmt::format("  {:<20} missing\n", "driver");
+
+    auto table = [&](const char* title, const std::vector<gpu::ToolStatus>& rows) {
+        out += fmt::format("\n{}\n", title);
+        for (const auto& t : rows) {
+            std::string where = t.found ? t.path : ("needed for " + t.needed_for);
+            if (!t.detail.empty()) where += " (" + t.detail + ")";
+            out += fmt::format("  {:<20} {:<8} {:<12} {}\n", t.name, t.found ? "found" : "missing",
+                               t.version.empty() ? "-" : t.version, where);
+        }
+    };
+    table("Tools", tools);
+    table("kernelpro helpers", helpers);
+
+    out += "\nWhat works here\n";
+    bool gpu_present = !gpu_report.devices.empty();
+    auto line = [&](const char* what, bool ok, const std::string& missing) {
+        out += fmt::format("  {:<20} {}\n", what, ok ? "yes" : "no: " + missing);
+    };
+    line("compile", has(tools, "nvcc"), "nvcc not found");
+    line("evaluate and time", gpu_present, gpu_present ? "" : gpu_report.error + " (evaluation needs a GPU)");
+    line("counter profiles", gpu_present && has(tools, "ncu"),
+         !gpu_present ? "no GPU: ncu profiles need a GPU" : "ncu not found");
+    line("kernel timeline", gpu_present && has(tools, "cupti") && has(helpers, "libkp_timeline.so"),
+         !gpu_present ? "no GPU: the CUPTI timeline needs a GPU" : "CUPTI or libkp_timeline.so missing");
+    line("measured ceilings", gpu_present && has(helpers, "kernelpro-ceilings"),
+         !gpu_present ? "no GPU: `kernelpro device` shows H200 datasheet values instead" : "kernelpro-ceilings missing");
+    std::fputs(out.c_str(), stdout);
+}
+
+void print_json(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>& tools,
+                const std::vector<gpu::ToolStatus>& helpers) {
+    bool gpu_present = !gpu_report.devices.empty();
+    nlohmann::json j = {
+        {"gpu", {{"available", gpu_present},
+                 {"error", gpu_report.error},
+                 {"devices", gpu_report.devices},
+                 {"cuda_driver_version", gpu::format_cuda_version(gpu_report.cuda_driver_version)},
+                 {"nvidia_driver_version", gpu_report.nvidia_driver_version}}},
+        {"tools", tools},
+        {"helpers", helpers},
+        {"ready", {{"compile", has(tools, "nvcc")},
+                   {"evaluate", gpu_present},
+                   {"counter_profiles", gpu_present && has(tools, "ncu")},
+                   {"timeline", gpu_present && has(tools, "cupti") && has(helpers, "libkp_timeline.so")},
+                   {"measured_ceilings", gpu_present && has(helpers, "kernelpro-ceilings")}}}};
+    std::printf("%s\n", j.dump(2).c_str());
+}
+
+int run_doctor(bool json) {
+    GpuReport gpu_report = probe_gpu();
+    std::vector<gpu::ToolStatus> tools = gpu::probe_toolchain();
+    std::vector<gpu::ToolStatus> helpers = {
+        probe_helper("kernelpro-ceilings", "measured device ceilings (kernelpro device)"),
+        probe_helper("libkp_timeline.so", "the CUPTI kernel timeline"),
+    };
+    if (json) print_json(gpu_report, tools, helpers);
+    else print_text(gpu_report, tools, helpers);
+    return kExitOk;
+}
+
+}  // namespace
+
+Handler register_doctor(CLI::App& root) {
+    auto* command = root.add_subcommand("doctor", "Report the GPU, driver and CUDA tools kernelpro can use");
+    auto json = std::make_shared<bool>(false);
+    command->add_flag("--json", *json, "Print the report as JSON");
+    return [json] {
+        try {
+            return run_doctor(*json);
+        } catch (const std::exception& error) {
+            std::fprintf(stderr, "kernelpro doctor: internal error: %s\n", error.what());
+            return kExitEnvironment;
+        }
+    };
+}
+
+}  // namespace kp::cli

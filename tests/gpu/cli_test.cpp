@@ -1,0 +1,70 @@
+// `kernelpro doctor` and `kernelpro device` through their CLI11 registration, as main.cpp runs them.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "common/files.h"
+#include "gpu/cuda_driver.h"
+
+namespace {
+
+struct CommandRun {
+    int exit_code = -1;
+    std::string out;
+};
+
+CommandRun run_command(kp::cli::Handler (*registration)(CLI::App&), std::vector<std::string> args) {
+    CLI::App app{"kernelpro"};
+    kp::cli::Handler handler = registration(app);
+    std::vector<const char*> argv = {"kernelpro"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+    testing::internal::CaptureStdout();
+    CommandRun run;
+    run.exit_code = handler();
+    run.out = testing::internal::GetCapturedStdout();
+    return run;
+}
+
+}  // namespace
+
+TEST(DoctorCommand, ReportsAsJsonAndExitsZero) {
+    auto run = run_command(kp::cli::register_doctor, {"doctor", "--json"});
+    EXPECT_EQ(run.exit_code, 0);
+    auto j = nlohmann::json::parse(run.out);
+    ASSERT_EQ(j["tools"].size(), 7u);
+    EXPECT_TRUE(j["ready"].contains("evaluate"));
+    if (!kp::gpu::CudaDriver::load()) {
+        EXPECT_FALSE(j["gpu"]["available"].get<bool>());
+        EXPECT_EQ(j["gpu"]["error"].get<std::string>().rfind("no GPU:", 0), 0u);
+        EXPECT_FALSE(j["ready"]["evaluate"].get<bool>());
+    }
+}
+
+TEST(DoctorCommand, TextTableSaysWhatNeedsAGpu) {
+    auto run = run_command(kp::cli::register_doctor, {"doctor"});
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_NE(run.out.find("nvcc"), std::string::npos);
+    EXPECT_NE(run.out.find("cupti"), std::string::npos);
+    if (!kp::gpu::CudaDriver::load()) {
+        EXPECT_NE(run.out.find("needs a GPU"), std::string::npos) << run.out;
+    }
+}
+
+TEST(DeviceCommand, FallsBackToLabelledDatasheetValuesWithoutAGpu) {
+    if (kp::gpu::CudaDriver::load()) GTEST_SKIP() << "a GPU is present: measuring is covered by the gpu-labelled tests";
+    auto run = run_command(kp::cli::register_device, {"device", "--json"});
+    EXPECT_EQ(run.exit_code, 0);
+    auto j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j["source"], "datasheet");
+    EXPECT_NE(j["label"].get<std::string>().find("datasheet"), std::string::npos);
+
+    auto table = run_command(kp::cli::register_device, {"device"});
+    EXPECT_EQ(table.exit_code, 0);
+    EXPECT_NE(table.out.find("datasheet"), std::string::npos);
+    EXPECT_NE(table.out.find("TB/s"), std::string::npos);
+}

@@ -1,0 +1,89 @@
+// The driver and NVML loaders. Without a GPU they must fail with a "no GPU:" message (and these
+// tests are skipped with it); with one, the values must be plausible.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpu/cuda_driver.h"
+#include "gpu/device_info.h"
+#include "gpu/nvml_library.h"
+
+using namespace kp::gpu;
+
+TEST(CudaDriver, LoadsOrSaysThereIsNoGpu) {
+    auto driver = CudaDriver::load();
+    if (!driver) {
+        EXPECT_EQ(driver.error().message.rfind("no GPU:", 0), 0u) << driver.error().message;
+        GTEST_SKIP() << driver.error().message;
+    }
+    EXPECT_GE(driver->driver_version(), 12000);
+    auto devices = driver->all_devices();
+    ASSERT_TRUE(devices.ok()) << devices.error().message;
+    ASSERT_FALSE(devices->empty());
+    const DeviceInfo& d = devices->front();
+    EXPECT_FALSE(d.name.empty());
+    EXPECT_GE(d.compute_capability_major, 7);
+    EXPECT_GT(d.sm_count, 0);
+    EXPECT_GT(d.l2_cache_bytes, 0);
+    EXPECT_EQ(d.max_warps_per_sm * d.warp_size, d.max_threads_per_sm);
+    EXPECT_GE(d.shared_memory_per_block_optin_bytes, d.shared_memory_per_block_bytes);
+    EXPECT_GT(d.theoretical_dram_bytes_per_second(), 1e11);
+}
+
+TEST(Nvml, LoadsOrSaysThereIsNoGpu) {
+    auto nvml = Nvml::load();
+    if (!nvml) {
+        EXPECT_EQ(nvml.error().message.rfind("no GPU:", 0), 0u) << nvml.error().message;
+        GTEST_SKIP() << nvml.error().message;
+    }
+    EXPECT_FALSE(nvml->driver_version().empty());
+    auto count = nvml->device_count();
+    ASSERT_TRUE(count.ok());
+    ASSERT_GT(*count, 0u);
+    auto sample = nvml->sample(0);
+    ASSERT_TRUE(sample.ok()) << sample.error().message;
+    ASSERT_TRUE(sample->sm_clock_mhz.has_value());
+    EXPECT_GT(*sample->sm_clock_mhz, 0u);
+    if (sample->max_sm_clock_mhz) {
+        EXPECT_LE(*sample->sm_clock_mhz, *sample->max_sm_clock_mhz);
+    }
+}
+
+TEST(DeviceInfo, JsonRoundTrip) {
+    DeviceInfo h200 = h200_reference_device();
+    nlohmann::json j = h200;
+    EXPECT_EQ(j["compute_capability"], "9.0");
+    DeviceInfo back = j.get<DeviceInfo>();
+    EXPECT_EQ(back.name, "NVIDIA H200");
+    EXPECT_EQ(back.sm_count, 132);
+    EXPECT_EQ(back.l2_cache_bytes, 62914560);
+    EXPECT_EQ(back.memory_bus_width_bits, 6016);
+    EXPECT_EQ(back.sm_target(), "sm_90");
+    // 2 x 3201 MHz x 752 B = 4.81 TB/s, profiling-reference §6.
+    EXPECT_NEAR(back.theoretical_dram_bytes_per_second(), 4.81e12, 0.01e12);
+}
+
+TEST(DeviceInfo, MissingJsonKeysKeepDefaults) {
+    DeviceInfo d = nlohmann::json::parse(R"({"name": "x", "sm_count": 4})").get<DeviceInfo>();
+    EXPECT_EQ(d.name, "x");
+    EXPECT_EQ(d.sm_count, 4);
+    EXPECT_EQ(d.warp_size, 32);
+}
+
+TEST(DeviceInfo, FormatsCudaVersions) {
+    EXPECT_EQ(format_cuda_version(13000), "13.0");
+    EXPECT_EQ(format_cuda_version(12080), "12.8");
+    EXPECT_EQ(format_cuda_version(0), "unknown");
+}
+
+TEST(NvmlReasons, NamesEachBit) {
+    EXPECT_TRUE(describe_clock_event_reasons(0).empty());
+    auto names = describe_clock_event_reasons(0x1 | 0x4 | 0x40);
+    ASSERT_EQ(names.size(), 3u);
+    EXPECT_EQ(names[0], "gpu_idle");
+    EXPECT_EQ(names[1], "sw_power_cap");
+    EXPECT_EQ(names[2], "hw_thermal_slowdown");
+    EXPECT_EQ(describe_clock_event_reasons(0x10000).back(), "other(0x10000)");
+    EXPECT_FALSE(clock_events_limit_performance(0x1));
+    EXPECT_TRUE(clock_events_limit_performance(0x1 | 0x4));
+}
