@@ -1,0 +1,118 @@
+#include "analysis/feedback.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace kp::analysis {
+namespace {
+
+std::string seconds_text(double seconds) {
+    char buffer[32];
+    if (seconds >= 1e-3) std::snprintf(buffer, sizeof buffer, "%.3g ms", seconds * 1e3);
+    else std::snprintf(buffer, sizeof buffer, "%.3g us", seconds * 1e6);
+    return buffer;
+}
+
+std::string_view evidence_kind(Evidence::Kind kind) {
+    switch (kind) {
+        case Evidence::Kind::metric: return "metric";
+        case Evidence::Kind::sass: return "sass";
+        case Evidence::Kind::source: return "source";
+    }
+    return "metric";
+}
+
+}  // namespace
+
+std::string render_terminal_report(const Diagnosis& d) {
+    std::ostringstream out;
+    const RooflineResult& r = d.roofline;
+    out << "Kernel: " << d.kernel_name << "\n";
+    out << "Roofline: " << to_string(r.kind) << " (" << r.bound_unit << ") - " << r.reason << "\n";
+    out << "  time " << seconds_text(r.duration_seconds) << " at " << format_number(r.sm_clock_hz) << "Hz SM clock; "
+        << format_number(r.achieved_flops_per_second) << "FLOP/s, DRAM " << format_bytes(r.dram_bytes_per_second) << "/s, "
+        << "intensity " << format_number(r.arithmetic_intensity) << " FLOP/B\n";
+    out << "  speed of light: DRAM " << format_percent(r.dram_sol) << ", L2 " << format_percent(r.l2_sol) << ", L1 "
+        << format_percent(r.l1_sol) << ", FP32 " << format_percent(r.fp32_sol) << ", FP64 " << format_percent(r.fp64_sol)
+        << ", tensor " << format_percent(r.tensor_sol) << "\n";
+    if (r.floor_seconds)
+        out << "  task floor " << seconds_text(*r.floor_seconds) << ": kernel runs at " << format_percent(*r.fraction_of_floor)
+            << " of the roofline\n";
+    if (d.findings.empty()) {
+        out << "Findings: none above the gain floor\n";
+        return out.str();
+    }
+    out << "Findings (ranked by estimated gain):\n";
+    int rank = 1;
+    for (const Finding& f : d.findings) {
+        out << "  " << rank++ << ". [" << to_string(f.severity) << ", ~" << format_percent(f.estimated_gain) << " of time] "
+            << f.tool << ": " << f.summary << "\n";
+        for (const Evidence& e : f.evidence) out << "       " << e.name << " = " << e.value << "\n";
+        out << "     -> " << f.guidance << "\n";
+    }
+    return out.str();
+}
+
+nlohmann::json to_json(const RooflineResult& r) {
+    nlohmann::json j = {
+        {"class", std::string(to_string(r.kind))}, {"bound_unit", r.bound_unit}, {"reason", r.reason},
+        {"duration_s", r.duration_seconds}, {"sm_clock_hz", r.sm_clock_hz},
+        {"flops", {{"fp32", r.flops.fp32}, {"fp64", r.flops.fp64}, {"fp16", r.flops.fp16}, {"tensor", r.flops.tensor}}},
+        {"bytes", {{"dram", r.dram_bytes}, {"l2", r.l2_bytes}, {"l1", r.l1_bytes}}},
+        {"achieved_flops_per_s", r.achieved_flops_per_second}, {"dram_bytes_per_s", r.dram_bytes_per_second},
+        {"arithmetic_intensity", r.arithmetic_intensity},
+        {"sol", {{"dram", r.dram_sol}, {"l2", r.l2_sol}, {"l1", r.l1_sol}, {"fp32", r.fp32_sol}, {"fp64", r.fp64_sol},
+                 {"fp16", r.fp16_sol}, {"tensor", r.tensor_sol}, {"memory", r.memory_sol}, {"compute", r.compute_sol}}},
+    };
+    if (r.waves) j["waves"] = *r.waves;
+    if (r.floor_seconds) j["floor_s"] = *r.floor_seconds;
+    if (r.fraction_of_floor) j["fraction_of_floor"] = *r.fraction_of_floor;
+    return j;
+}
+
+nlohmann::json to_json(const Finding& f) {
+    nlohmann::json evidence = nlohmann::json::array();
+    for (const Evidence& e : f.evidence)
+        evidence.push_back({{"kind", std::string(evidence_kind(e.kind))}, {"name", e.name}, {"value", e.value}});
+    return {{"tool", f.tool}, {"severity", std::string(to_string(f.severity))}, {"estimated_gain", f.estimated_gain},
+            {"summary", f.summary}, {"guidance", f.guidance}, {"evidence", evidence}};
+}
+
+nlohmann::json to_json(const Diagnosis& d) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const Finding& f : d.findings) findings.push_back(to_json(f));
+    return {{"kernel", d.kernel_name}, {"roofline", to_json(d.roofline)}, {"findings", findings},
+            {"tools_run", d.tools_run}, {"tools_without_data", d.tools_without_data}};
+}
+
+std::string render_llm_feedback(const Diagnosis& d, const LlmFeedbackOptions& options) {
+    std::ostringstream out;
+    const RooflineResult& r = d.roofline;
+    out << "Profile of " << d.kernel_name << ": " << to_string(r.kind);
+    if (r.bound_unit != "latency") out << " (" << r.bound_unit << ")";
+    out << ", " << seconds_text(r.duration_seconds);
+    if (r.fraction_of_floor) out << ", " << format_percent(*r.fraction_of_floor) << " of the task's roofline";
+    out << ".\n";
+    if (d.findings.empty()) {
+        out << "No problem worth more than a few percent of run time was found.\n";
+        return out.str();
+    }
+    size_t shown = 0;
+    for (const Finding& f : d.findings) {
+        if (shown == options.max_findings) break;
+        out << ++shown << ". " << f.summary << " (could save ~" << format_percent(f.estimated_gain) << " of kernel time)\n";
+        // Source lines and instructions first: they tell the writer where to look; then numbers.
+        size_t evidence = 0;
+        for (Evidence::Kind kind : {Evidence::Kind::source, Evidence::Kind::sass, Evidence::Kind::metric}) {
+            for (const Evidence& e : f.evidence) {
+                if (e.kind != kind || evidence == options.max_evidence_per_finding) continue;
+                ++evidence;
+                out << "   evidence: " << e.name << " = " << e.value << "\n";
+            }
+        }
+        out << "   fix: " << f.guidance << "\n";
+    }
+    return out.str();
+}
+
+}  // namespace kp::analysis

@@ -1,0 +1,57 @@
+// Data that is re-requested from L2 (reused across blocks) but misses there and goes back to DRAM.
+#include <algorithm>
+
+#include "analysis/tools/builtin_tools.h"
+#include "analysis/tools/tool_base.h"
+
+namespace kp::analysis {
+namespace {
+
+constexpr double kMaxHitRate = 0.50;   // below half of reads hit, reuse is mostly lost
+constexpr double kMinReuse = 1.5;      // the data is requested at least 1.5x its footprint
+constexpr double kMinRefetch = 1.3;    // and DRAM reads exceed the footprint by 30%
+
+class L2LocalityTool final : public DescribedTool {
+public:
+    L2LocalityTool()
+        : DescribedTool("l2_locality", {RooflineClass::memory_bound, RooflineClass::balanced, RooflineClass::latency_bound},
+                        DataNeeds{{"lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+                                   "dram__bytes_read.sum", "lts__t_sector_hit_rate.pct"},
+                                  false, false, false, false, false},
+                        "L2 read hit rate < 50%, L2 read requests >= 1.5x the footprint (after removing uncoalesced excess) and DRAM "
+                        "reads >= 1.3x it; gain = refetched share of DRAM reads x DRAM busy (needs the task's minimal bytes)") {}
+
+    std::optional<Finding> diagnose(const ToolContext& ctx) const override {
+        const auto& m = ctx.metrics();
+        const auto& task = ctx.data().task;
+        if (!task.min_bytes || *task.min_bytes <= 0) return std::nullopt;
+        auto requests = m.get("lts__t_sectors_srcunit_tex_op_read.sum");
+        auto hits = m.get("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
+        auto dram_read = m.get("dram__bytes_read.sum");
+        if (!requests || !dram_read || *requests <= 0) return std::nullopt;
+        double hit_rate = hits ? *hits / *requests : m.get_or("lts__t_sector_hit_rate.pct", 100) / 100.0;
+        if (hit_rate >= kMaxHitRate) return std::nullopt;
+        auto use = ctx.sector_use();
+        double reused_bytes = std::max(0.0, *requests - use.excess_load_sectors) * 32.0;
+        double footprint = *task.min_bytes;
+        double reuse = reused_bytes / footprint;
+        double refetch = *dram_read / footprint;
+        if (reuse < kMinReuse || refetch < kMinRefetch) return std::nullopt;
+        Finding f;
+        f.estimated_gain = (1.0 - footprint / *dram_read) * clamp01(ctx.roofline().dram_sol);
+        f.evidence.push_back(metric_evidence("L2 read hit rate", hit_rate));
+        f.evidence.push_back(metric_evidence("L2 read requests / footprint", reuse));
+        f.evidence.push_back(metric_evidence("DRAM reads / footprint", refetch));
+        f.summary = "data is requested " + format_number(reuse) + "x its footprint but only " + format_percent(hit_rate) +
+                    " of L2 reads hit, so DRAM reads are " + format_number(refetch) + "x the footprint";
+        f.guidance = "Order blocks so those sharing inputs run together (tile rasterization / swizzled block index), shrink the working set "
+                     "per wave below the 60 MB L2, or pin the reused buffer with an L2 access-policy window.";
+        return f;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<MicroTool> make_l2_locality_tool() { return std::make_unique<L2LocalityTool>(); }
+
+}  // namespace kp::analysis

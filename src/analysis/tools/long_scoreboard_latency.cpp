@@ -1,0 +1,61 @@
+// Warps waiting on global/local loads (long scoreboard) while the memory system is far from busy:
+// too few bytes in flight, not too little bandwidth.
+#include <algorithm>
+
+#include "analysis/tools/builtin_tools.h"
+#include "analysis/tools/tool_base.h"
+
+namespace kp::analysis {
+namespace {
+
+constexpr double kMinStallShare = 0.30;   // NVIDIA's CPIStall threshold: the stall is > 30% of CPI
+constexpr double kAchievableMemorySol = 0.80;
+constexpr double kRecoverableShare = 0.5;  // more ILP/warps rarely hides the whole stall
+
+class LongScoreboardLatencyTool final : public DescribedTool {
+public:
+    LongScoreboardLatencyTool()
+        : DescribedTool("long_scoreboard_latency", {RooflineClass::latency_bound, RooflineClass::balanced},
+                        DataNeeds{{"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+                                   "smsp__average_warp_latency_per_inst_issued.ratio", "smsp__warps_eligible.avg.per_cycle_active",
+                                   "smsp__warps_active.avg.per_cycle_active"},
+                                  false, false, false, false, false},
+                        "long-scoreboard stall >= 30% of CPI with memory < 60% of peak; "
+                        "gain = min(stall share, 1 - memory SOL/0.8) x 0.5") {}
+
+    std::optional<Finding> diagnose(const ToolContext& ctx) const override {
+        auto share = ctx.stall_share("long_scoreboard");
+        if (!share || *share < kMinStallShare) return std::nullopt;
+        const double memory_sol = ctx.roofline().memory_sol;
+        // A memory-bound kernel is expected to wait on loads; this tool is about latency, not bandwidth.
+        if (memory_sol >= kBoundThreshold) return std::nullopt;
+        Finding f;
+        f.estimated_gain = std::min(*share, clamp01(1.0 - memory_sol / kAchievableMemorySol)) * kRecoverableShare;
+        const auto& m = ctx.metrics();
+        f.evidence.push_back(metric_evidence("long-scoreboard share of stall cycles", *share));
+        f.evidence.push_back(metric_evidence("memory speed-of-light fraction", memory_sol));
+        if (auto eligible = m.get("smsp__warps_eligible.avg.per_cycle_active"))
+            f.evidence.push_back(metric_evidence("smsp__warps_eligible.avg.per_cycle_active", *eligible));
+        if (auto active = m.get("smsp__warps_active.avg.per_cycle_active"))
+            f.evidence.push_back(metric_evidence("smsp__warps_active.avg.per_cycle_active", *active));
+        if (const auto& page = ctx.data().source) {
+            const profile::SourceRow* worst = nullptr;
+            for (const auto& row : page->rows)
+                if (!worst || row.number("stall_long_sb").value_or(0) > worst->number("stall_long_sb").value_or(0)) worst = &row;
+            if (worst && worst->number("stall_long_sb").value_or(0) > 0)
+                f.evidence.push_back(text_evidence(Evidence::Kind::source, worst->line ? "line " + std::to_string(*worst->line) : "offset " + std::to_string(worst->offset),
+                                                   worst->sass + " (" + format_number(*worst->number("stall_long_sb")) + " long-scoreboard samples)"));
+        }
+        f.summary = "warps spend " + format_percent(*share) + " of their time waiting for global/local loads while memory runs at only " +
+                    format_percent(memory_sol) + " of peak: too little data in flight";
+        f.guidance = "Issue independent loads earlier and together (unroll so each thread has several loads in flight, prefetch the next "
+                     "iteration's data, or use cp.async) and make sure enough warps are resident.";
+        return f;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<MicroTool> make_long_scoreboard_latency_tool() { return std::make_unique<LongScoreboardLatencyTool>(); }
+
+}  // namespace kp::analysis
