@@ -1,5 +1,7 @@
 #include "profile/sass_program.h"
 
+#include <algorithm>
+
 namespace kp::profile {
 
 std::string_view SassInstruction::base_opcode() const {
@@ -43,7 +45,15 @@ std::vector<std::string> split_sass_operands(std::string_view operands) {
         if (a != std::string::npos) parts.push_back(current.substr(a, b - a + 1));
         current.clear();
     };
+    // nvdisasm -json drops the comma before an address that opens with '[' ("R11[R14]" for
+    // "R11, [R14]"); a register name (it has digits, or is RZ) directly before '[' starts a new operand.
+    // Address prefixes such as "c[0x0]" and "desc[UR4]" have no digits and stay attached.
+    auto is_register = [](const std::string& token) {
+        if (token.find('[') != std::string::npos) return false;  // "c[0x0]" followed by "[0x28]"
+        return token == "RZ" || token == "URZ" || std::any_of(token.begin(), token.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    };
     for (char c : operands) {
+        if (c == '[' && depth == 0 && is_register(current)) flush();
         if (c == '[' || c == '{') ++depth;
         if (c == ']' || c == '}') --depth;
         if (c == ',' && depth == 0) {

@@ -81,7 +81,9 @@ TEST(NcuLongCsv, DetailsPageWithRuleRows) {
     EXPECT_NE(uncoalesced->description.find("excessive sectors"), std::string::npos);
     // INF rules carry no estimate.
     for (const auto& rule : strided->rules) {
-        if (rule.name == "SOLBottleneck") EXPECT_FALSE(rule.estimated_speedup_pct.has_value());
+        if (rule.name == "SOLBottleneck") {
+            EXPECT_FALSE(rule.estimated_speedup_pct.has_value());
+        }
     }
 }
 

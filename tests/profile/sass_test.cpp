@@ -51,6 +51,15 @@ TEST(NvdisasmJson, ReadsFunctionsInstructionsAndMetadata) {
     EXPECT_EQ(rem->instructions.front().offset, 864u);
 }
 
+TEST(SassOperands, SplitsAtTopLevelCommasAndMissingCommaBeforeAddress) {
+    EXPECT_EQ(split_sass_operands("R1,c[0x0][0x28]"), (std::vector<std::string>{"R1", "c[0x0][0x28]"}));
+    EXPECT_EQ(split_sass_operands("desc[UR4][R2.64],R7"), (std::vector<std::string>{"desc[UR4][R2.64]", "R7"}));
+    EXPECT_EQ(split_sass_operands("R11[R14+0x20]"), (std::vector<std::string>{"R11", "[R14+0x20]"}));  // nvdisasm -json quirk
+    EXPECT_EQ(split_sass_operands("[R15],R6"), (std::vector<std::string>{"[R15]", "R6"}));
+    EXPECT_EQ(split_sass_operands(" R4, -RZ, RZ, 1.875 "), (std::vector<std::string>{"R4", "-RZ", "RZ", "1.875"}));
+    EXPECT_TRUE(split_sass_operands("").empty());
+}
+
 TEST(NvdisasmJson, RejectsMalformedInput) {
     EXPECT_FALSE(parse_nvdisasm_json("not json"));
     EXPECT_FALSE(parse_nvdisasm_json("{\"a\":1}"));
