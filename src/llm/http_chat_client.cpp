@@ -48,7 +48,7 @@ Result<ChatReply> HttpChatClient::complete(const ChatRequest& request) {
                              request.temperature >= 0 ? request.temperature : config_.temperature};
     const nlohmann::json body = protocol_->build_request(request, settings);
     int attempts = 0;
-    auto reply = complete_once_parsed(request, body, attempts);
+    auto reply = post_with_retries(request, body, attempts);
     const double elapsed = seconds_since(start);
     if (!reply) {
         if (spend_) spend_->add_failure(elapsed);
@@ -61,7 +61,7 @@ Result<ChatReply> HttpChatClient::complete(const ChatRequest& request) {
     return reply;
 }
 
-Result<ChatReply> HttpChatClient::complete_once_parsed(const ChatRequest& request, const nlohmann::json& body,
+Result<ChatReply> HttpChatClient::post_with_retries(const ChatRequest& request, const nlohmann::json& body,
                                                        int& attempts) {
     HttpRequest http{endpoint_, protocol_->headers(config_.api_key), body.dump(), config_.timeout,
                      std::min(config_.timeout, std::chrono::milliseconds(10000))};

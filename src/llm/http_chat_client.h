@@ -30,7 +30,8 @@ public:
     const std::string& endpoint() const { return endpoint_; }
 
 private:
-    Result<ChatReply> complete_once_parsed(const ChatRequest& request, const nlohmann::json& body, int& attempts);
+    // POSTs until a reply, a non-retryable failure, or the attempts run out; parses the reply.
+    Result<ChatReply> post_with_retries(const ChatRequest& request, const nlohmann::json& body, int& attempts);
 
     LlmConfig config_;
     PriceTable prices_;
