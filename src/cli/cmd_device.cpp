@@ -45,7 +45,7 @@ void print_table(const gpu::DeviceCeilings& ceilings, const std::string& cache_n
     if (!cache_note.empty()) out += fmt::format("  {}\n", cache_note);
 
     out += "\nLimits\n";
-    auto row = [&](const char* what, const std::string& value) { out += fmt::format("  {:<34} {}\n", what, value); };
+    auto row = [&](const char* what, const std::string& value) { out += fmt::format("  {:<36} {}\n", what, value); };
     row("memory", fmt::format("{:.1f} GiB, {}-bit bus, {} MHz", d.total_memory_bytes / double(1 << 30),
                               d.memory_bus_width_bits, d.memory_clock_khz / 1000));
     row("DRAM peak (clock x bus width)", fmt::format("{:.2f} TB/s", d.theoretical_dram_bytes_per_second() / 1e12));

@@ -5,6 +5,7 @@
 #include "common/process.h"
 #include "gpu/ceilings.h"
 #include "gpu/cuda_driver.h"
+#include "gpu_test_paths.h"
 
 using namespace kp::gpu;
 
@@ -13,7 +14,7 @@ TEST(CeilingsOnGpu, MeasuresSaneRanges) {
     if (!driver) GTEST_SKIP() << driver.error().message;
     kp::ProcessOptions options;
     options.timeout = std::chrono::minutes(10);
-    auto run = kp::run_process({KP_CEILINGS_BINARY}, options);
+    auto run = kp::run_process({ceilings_binary()}, options);
     ASSERT_TRUE(run.ok()) << run.error().message;
     ASSERT_TRUE(run->succeeded()) << run->describe_failure() << "\n" << run->stderr_text;
     std::cout << run->stderr_text;

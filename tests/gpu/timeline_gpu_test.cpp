@@ -8,6 +8,7 @@
 #include "common/process.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/timeline.h"
+#include "gpu_test_paths.h"
 
 using namespace kp::gpu;
 
@@ -19,8 +20,8 @@ TEST(TimelineOnGpu, InjectionRecordsTheProbeProgram) {
     auto trace = *dir / "trace.json";
     kp::ProcessOptions options;
     options.timeout = std::chrono::minutes(2);
-    options.extra_environment = {{"CUDA_INJECTION64_PATH", KP_TIMELINE_LIBRARY}, {"KP_TIMELINE_OUT", trace.string()}};
-    auto run = kp::run_process({KP_TIMELINE_PROBE}, options);
+    options.extra_environment = {{"CUDA_INJECTION64_PATH", timeline_library()}, {"KP_TIMELINE_OUT", trace.string()}};
+    auto run = kp::run_process({timeline_probe()}, options);
     ASSERT_TRUE(run.ok()) << run.error().message;
     ASSERT_TRUE(run->succeeded()) << run->describe_failure() << "\n" << run->stderr_text;
 
