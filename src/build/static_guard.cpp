@@ -29,6 +29,7 @@ const std::vector<Rule>& deny_rules() {
         {"cudaSetDevice\\w*|cudaDeviceReset|cudaSetValidDevices|cudaDeviceSetMemPool|cudaDeviceSetGraphMemAttribute|cudaIpc\\w*|cuIpc\\w*",
          "device or context management belongs to the harness"},
         {"cudaLaunchHostFunc|cuLaunchHostFunc|cudaStreamAddCallback", "host callbacks: work outside the timed stream"},
+        {"cudaLaunchKernelEx\\w*", "launches with attributes (access-policy windows, priorities): use <<<>>> and __cluster_dims__ for clusters"},
         {"cudaGetDriverEntryPoint\\w*|cuGetProcAddress\\w*|cudaGetExportTable|cuGetExportTable|cuInit|cuCtx\\w*|cuLaunch\\w*|cuModule\\w*|cuLibrary\\w*",
          "driver API: candidates use the runtime API the guard can check"},
         {"dlopen|dlsym|dlvsym|dlmopen|dlclose|dladdr\\w*|dlinfo|dl_iterate_phdr", "dynamic loading: would reach forbidden calls at run time"},
@@ -61,7 +62,7 @@ const std::vector<Rule>& deny_rules() {
 const std::vector<const char*>& allow_patterns() {
     static const std::vector<const char*> patterns{
         "__cuda\\w*", "__nv\\w*", "__fatbinwrap\\w*",
-        "cudaLaunchKernel(ExC)?(_v\\d+)?|cudaLaunchCooperativeKernel\\w*",
+        "cudaLaunchKernel(_v\\d+)?|cudaLaunchCooperativeKernel\\w*",
         "cudaGetLastError|cudaPeekAtLastError|cudaGetErrorString|cudaGetErrorName",
         "cudaFuncSetAttribute|cudaFuncGetAttributes|cudaFuncSetCacheConfig|cudaFuncGetName|cudaOccupancy\\w*",
         "cudaGetDevice|cudaGetDeviceCount|cudaGetDeviceProperties(_v\\d+)?|cudaDeviceGetAttribute|cudaDriverGetVersion|cudaRuntimeGetVersion",
@@ -108,6 +109,13 @@ bool matches(const std::string& pattern, const std::string& symbol) {
 }
 
 }  // namespace
+
+bool exported_symbol_interposes(const std::string& symbol) {
+    if (matches("cuda[A-Z]\\w*|cu[A-Z]\\w*|nvml\\w*|cupti\\w*|cublas\\w*|__cuda\\w*Launch\\w*", symbol)) return true;
+    for (const auto& rule : deny_rules())
+        if (matches(rule.pattern, symbol)) return true;
+    return false;
+}
 
 std::vector<GuardViolation> check_symbols(const std::vector<std::string>& undefined_symbols,
                                           const std::vector<std::string>& allowed_libraries) {
@@ -171,6 +179,8 @@ Result<GuardReport> guard_library(const std::filesystem::path& library,
         std::string name, type;
         fields >> name >> type;
         if (name == "kp_forward" && (type == "T" || type == "t")) report.exports_forward = true;
+        if (exported_symbol_interposes(strip_version(name)))
+            report.violations.push_back({strip_version(name), "exports a function of the CUDA or C runtime: interposing on the harness is forbidden"});
     }
 
     // A raw system call in host code bypasses every symbol above.

@@ -33,6 +33,10 @@ struct GuardReport {
 std::vector<GuardViolation> check_symbols(const std::vector<std::string>& undefined_symbols,
                                           const std::vector<std::string>& allowed_libraries);
 
+// True when a symbol the library defines and exports would shadow a runtime function (e.g. its own
+// cudaEventElapsedTime): kernels export kp_* only.
+bool exported_symbol_interposes(const std::string& symbol);
+
 // Reads the library with `nm -D` (and `objdump -d` for system-call instructions) and checks it.
 Result<GuardReport> guard_library(const std::filesystem::path& library,
                                   const std::vector<std::string>& allowed_libraries);

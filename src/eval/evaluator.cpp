@@ -4,6 +4,8 @@
 #include <chrono>
 #include <random>
 
+#include "eval/roofline_floor.h"
+
 namespace kp {
 
 namespace fs = std::filesystem;
@@ -125,6 +127,20 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
         report.correctness = outcome->result.value("correctness", nlohmann::json::object());
         report.timing = outcome->result.value("timing", nlohmann::json::object());
         for (const auto& w : outcome->result.value("warnings", nlohmann::json::array())) report.warnings.push_back(w);
+    }
+    // A median under the roofline floor cannot be real: the timing missed work.
+    if (report.status == FailureClass::Ok) {
+        RooflineFloor floor = roofline_floor(task, h200_datasheet_peaks());
+        report.timing["roofline_floor"] = floor.to_json();
+        auto median = report.candidate_median_seconds();
+        if (median && *median > 0) {
+            report.timing["fraction_of_floor"] = floor.seconds() / *median;
+            if (*median < floor.seconds()) {
+                report.status = FailureClass::InvalidTiming;
+                report.message = "measured " + std::to_string(*median * 1e6) + " us is below the roofline floor of " +
+                                 std::to_string(floor.seconds() * 1e6) + " us for the task's declared cost: the timing missed work";
+            }
+        }
     }
     // Where the worker's time went, from the phases it reported.
     auto at = [&](const char* phase) -> std::optional<double> {

@@ -1,0 +1,92 @@
+// kernelpro eval TASK CANDIDATE.cu [--baseline OTHER.cu] [--json]
+// Exit codes: 0 correct, 1 the candidate failed (any class), 2 usage or task error, 3 environment.
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "build/candidate_builder.h"
+#include "cli/commands.h"
+#include "cli/common_options.h"
+#include "cli/eval_report_text.h"
+#include "eval/evaluator.h"
+#include "task/task_spec.h"
+
+namespace kp::cli {
+
+namespace {
+struct EvalArgs {
+    std::string task, candidate, baseline;
+    std::vector<std::string> params;
+    bool json = false, no_timing = false, quiet = false;
+    int trials = 5;
+    double max_time = 5.0, min_time = 0.1, noise = 0.5, call_timeout = 10.0;
+    size_t min_samples = 10;
+    uint64_t seed = 0;
+};
+}  // namespace
+
+Handler register_eval(CLI::App& root) {
+    auto* cmd = root.add_subcommand("eval", "Compile, verify and time a candidate against the task's reference");
+    auto a = std::make_shared<EvalArgs>();
+    cmd->add_option("task", a->task, "Task folder (holding task.toml)")->required();
+    cmd->add_option("candidate", a->candidate, "Candidate .cu file")->required()->check(CLI::ExistingFile);
+    cmd->add_option("--baseline", a->baseline, "Time against this kernel instead of the reference")->check(CLI::ExistingFile);
+    cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)");
+    cmd->add_flag("--json", a->json, "Print the versioned JSON report (schema kernelpro.eval/1)");
+    cmd->add_option("--trials", a->trials, "Correctness trials with fresh inputs")->capture_default_str()->check(CLI::Range(1, 1000));
+    cmd->add_flag("--no-timing", a->no_timing, "Check correctness only");
+    cmd->add_option("--max-time", a->max_time, "Wall-time cap of the timing phase, seconds")->capture_default_str();
+    cmd->add_option("--min-time", a->min_time, "Measured time needed before stopping, seconds")->capture_default_str();
+    cmd->add_option("--min-samples", a->min_samples, "Samples needed before stopping")->capture_default_str();
+    cmd->add_option("--noise", a->noise, "Stop when the relative std dev is under this, percent")->capture_default_str();
+    cmd->add_option("--call-timeout", a->call_timeout, "Seconds one kernel call may take")->capture_default_str();
+    cmd->add_option("--seed", a->seed, "Input seed (default: random, unpredictable to the candidate)");
+    cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+    return [a]() -> int {
+        auto task = load_task(a->task);
+        if (!task.ok()) {
+            std::cerr << task.error().message << "\n";
+            return kExitUsage;
+        }
+        auto values = parse_parameter_values(a->params);
+        if (!values.ok()) {
+            std::cerr << "error: " << values.error().message << "\n";
+            return kExitUsage;
+        }
+        BuilderOptions build_options;
+        build_options.arch = detect_gpu_arch();
+        CandidateBuilder builder(build_options);
+        Evaluator evaluator(builder);
+        EvaluationOptions options;
+        if (!a->baseline.empty()) options.baseline_source = a->baseline;
+        options.candidate_parameters = *values;
+        options.trials = a->trials;
+        options.timing.enabled = !a->no_timing;
+        options.timing.stopping.max_seconds = a->max_time;
+        options.timing.stopping.min_seconds = a->min_time;
+        options.timing.stopping.min_samples = a->min_samples;
+        options.timing.stopping.max_noise = a->noise / 100.0;
+        options.call_timeout_seconds = a->call_timeout;
+        options.seed = a->seed;
+        auto start = std::chrono::steady_clock::now();
+        if (!a->quiet)
+            options.on_progress = [start](const std::string& line) {
+                // Progress only for runs that last: quick evaluations stay silent.
+                double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                if (elapsed > 1.0) std::cerr << fmt::format("[{:6.1f} s] {}\n", elapsed, line);
+            };
+        auto report = evaluator.evaluate(*task, a->candidate, options);
+        if (!report.ok()) {
+            std::cerr << "error: " << report.error().message << "\n";
+            return kExitEnvironment;
+        }
+        if (a->json) std::cout << report->to_json().dump(2) << "\n";
+        else std::cout << render_evaluation_text(*report);
+        return report->status == FailureClass::Ok ? kExitOk : kExitCandidateFailed;
+    };
+}
+
+}  // namespace kp::cli

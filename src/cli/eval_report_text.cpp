@@ -1,0 +1,61 @@
+#include "cli/eval_report_text.h"
+
+#include <fmt/format.h>
+
+namespace kp::cli {
+
+namespace {
+std::string us(double seconds) { return fmt::format("{:.2f} us", seconds * 1e6); }
+
+std::string summary_row(const char* label, const nlohmann::json& s) {
+    return fmt::format("  {:<10} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7} {:>7.2f}% {:>6}\n", label, us(s.value("median", 0.0)),
+                       us(s.value("q1", 0.0)), us(s.value("q3", 0.0)), us(s.value("min", 0.0)), us(s.value("max", 0.0)),
+                       s.value("count", 0), 100.0 * s.value("relative_stddev", 0.0), s.value("sm_clock_mhz_median", 0u));
+}
+}  // namespace
+
+std::string render_evaluation_text(const EvaluationReport& r) {
+    std::string out;
+    out += fmt::format("task       {}\ncandidate  {}\n", r.task_name, r.candidate_path);
+    if (!r.parameters.empty()) {
+        std::string p;
+        for (const auto& [k, v] : r.parameters) p += k + "=" + v + " ";
+        out += "parameters " + p + "\n";
+    }
+    if (r.device.is_object() && r.device.contains("name"))
+        out += fmt::format("device     {} (sm {}, driver {})\n", r.device.value("name", ""), r.device.value("compute_capability", ""),
+                           r.device.value("driver_version", ""));
+    out += fmt::format("status     {}{}\n", failure_class_name(r.status), r.status == FailureClass::Ok ? " (correct)" : "");
+    if (!r.message.empty()) out += "\n" + r.message + (r.message.back() == '\n' ? "" : "\n");
+    if (r.correctness.is_object() && r.correctness.contains("trials")) {
+        double max_abs = 0, max_rel = 0;
+        for (const auto& t : r.correctness["trials"])
+            for (const auto& o : t["outputs"]) {
+                max_abs = std::max(max_abs, o.value("max_abs_error", 0.0));
+                max_rel = std::max(max_rel, o.value("max_rel_error", 0.0));
+            }
+        out += fmt::format("correct    {} trials x 2 runs, max abs error {:.3g}, max rel error {:.3g}\n",
+                           r.correctness["trials"].size(), max_abs, max_rel);
+    }
+    if (r.timing.is_object() && r.timing.contains("candidate")) {
+        out += fmt::format("\n  {:<10} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7} {:>8} {:>6}\n", "", "median", "q1", "q3", "min",
+                           "max", "samples", "noise", "MHz");
+        if (r.timing.contains("baseline"))
+            out += summary_row(r.timing.value("baseline_is_reference", true) ? "reference" : "baseline", r.timing["baseline"]);
+        out += summary_row("candidate", r.timing["candidate"]);
+        if (r.timing.contains("speedup")) out += fmt::format("\nspeedup    {:.3f}x\n", r.timing["speedup"].get<double>());
+        if (r.timing.contains("roofline_floor"))
+            out += fmt::format("roofline   floor {} ({}-bound), candidate at {:.1f}% of it\n",
+                               us(r.timing["roofline_floor"].value("floor_seconds", 0.0)),
+                               r.timing["roofline_floor"].value("bound", ""), 100.0 * r.timing.value("fraction_of_floor", 0.0));
+        out += fmt::format("stopped    {} after {} samples; {} timed outputs checked; host-clock flags {}; throttled {}\n",
+                           r.timing.value("stop_reason", ""), r.timing.value("samples", 0), r.timing.value("checked_timed_outputs", 0),
+                           r.timing.value("host_flagged_samples", 0), r.timing.value("throttled_samples", 0));
+    }
+    for (const auto& w : r.warnings) out += "warning    " + w + "\n";
+    out += fmt::format("time       compile {:.2f} s, verify {:.2f} s, time {:.2f} s, total {:.2f} s\n", r.compile_seconds,
+                       r.verify_seconds, r.time_seconds, r.total_seconds);
+    return out;
+}
+
+}  // namespace kp::cli

@@ -1,0 +1,34 @@
+// Shared set-up for GPU evaluation tests: a builder (real nvcc, a private cache) and an evaluator
+// using the worker built alongside the tests, with timing short enough for a test suite.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "../gpu_test_support.h"
+#include "build/candidate_builder.h"
+#include "eval/evaluator.h"
+
+namespace kp::testing {
+
+inline WorkerOptions test_worker_options() {
+    WorkerOptions w;
+    const char* env = std::getenv("KERNELPRO_WORKER");
+    w.worker_executable = env && *env ? std::filesystem::path(env) : std::filesystem::path(KP_WORKER_PATH);
+    w.watchdog = std::chrono::seconds(60);
+    return w;
+}
+
+inline EvaluationOptions quick_evaluation_options() {
+    EvaluationOptions o;
+    o.trials = 3;
+    o.timing.stopping.min_seconds = 0.02;
+    o.timing.stopping.max_seconds = 1.5;
+    o.timing.stopping.min_samples = 10;
+    o.call_timeout_seconds = 5.0;
+    return o;
+}
+
+}  // namespace kp::testing

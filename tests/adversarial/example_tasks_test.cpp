@@ -1,0 +1,33 @@
+// Every example task: the reference is consistent with itself and every honest candidate passes.
+// Needs a GPU.
+#include <gtest/gtest.h>
+
+#include "eval_fixture.h"
+
+using namespace kp;
+namespace fs = std::filesystem;
+
+TEST(ExampleTasks, EveryHonestCandidatePasses) {
+    KP_SKIP_WITHOUT_GPU();
+    BuilderOptions build_options;
+    build_options.arch = detect_gpu_arch();
+    CandidateBuilder builder(build_options);
+    Evaluator evaluator(builder, testing::test_worker_options());
+    size_t evaluated = 0;
+    for (const auto& dir : fs::directory_iterator(fs::path(KP_SOURCE_DIR) / "tasks")) {
+        if (!fs::exists(dir.path() / "task.toml")) continue;
+        auto task = load_task(dir.path());
+        ASSERT_TRUE(task.ok()) << task.error().message;
+        for (const auto& c : fs::directory_iterator(dir.path() / "candidates")) {
+            if (c.path().extension() != ".cu") continue;
+            auto report = evaluator.evaluate(*task, c.path(), testing::quick_evaluation_options());
+            ASSERT_TRUE(report.ok()) << c.path() << ": " << report.error().message;
+            std::printf("[tasks] %-18s %-12s %-14s median %9.1f us  speedup %6.2fx\n", task->name.c_str(),
+                        c.path().filename().c_str(), failure_class_name(report->status),
+                        report->candidate_median_seconds().value_or(0) * 1e6, report->speedup().value_or(0));
+            EXPECT_EQ(report->status, FailureClass::Ok) << c.path() << ": " << report->message;
+            ++evaluated;
+        }
+    }
+    EXPECT_GE(evaluated, 8u);
+}

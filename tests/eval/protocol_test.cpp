@@ -1,0 +1,31 @@
+#include <gtest/gtest.h>
+
+#include "eval/failure_class.h"
+#include "eval/protocol.h"
+
+using namespace kp;
+
+TEST(Protocol, RequestRoundTrip) {
+    WorkerRequest r;
+    r.task = {{"name", "t"}};
+    r.candidate_library = "/x.so";
+    r.seed = 12345678901234ull;
+    r.trials = 3;
+    r.timing.stopping.max_noise = 0.01;
+    r.timing.input_sets = 4;
+    auto j = to_json(r);
+    EXPECT_EQ(j["protocol"], kWorkerProtocol);
+    auto back = worker_request_from_json(j);
+    EXPECT_EQ(back.seed, r.seed);
+    EXPECT_EQ(back.trials, 3);
+    EXPECT_EQ(back.candidate_library, "/x.so");
+    EXPECT_DOUBLE_EQ(back.timing.stopping.max_noise, 0.01);
+    EXPECT_EQ(back.timing.input_sets, 4);
+}
+
+TEST(Protocol, FailureClassNames) {
+    for (auto c : {FailureClass::Ok, FailureClass::CompileError, FailureClass::RejectedByGuard, FailureClass::Crash,
+                   FailureClass::Timeout, FailureClass::OutOfMemory, FailureClass::Incorrect, FailureClass::InvalidTiming})
+        EXPECT_EQ(parse_failure_class(failure_class_name(c)), c);
+    EXPECT_FALSE(parse_failure_class("bogus").has_value());
+}

@@ -1,0 +1,48 @@
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "eval/sample_statistics.h"
+
+using namespace kp;
+
+TEST(SampleStatistics, QuartilesAndSpread) {
+    auto s = summarize({5, 1, 3, 2, 4});
+    EXPECT_EQ(s.count, 5u);
+    EXPECT_DOUBLE_EQ(s.median, 3);
+    EXPECT_DOUBLE_EQ(s.q1, 2);
+    EXPECT_DOUBLE_EQ(s.q3, 4);
+    EXPECT_DOUBLE_EQ(s.min, 1);
+    EXPECT_DOUBLE_EQ(s.max, 5);
+    EXPECT_NEAR(s.stddev, 1.5811388, 1e-6);
+    auto even = summarize({1, 2, 3, 4});
+    EXPECT_DOUBLE_EQ(even.median, 2.5);
+    EXPECT_DOUBLE_EQ(even.q1, 1.75);
+}
+
+TEST(StoppingRule, NeedsMinimumsThenStopsOnLowNoise) {
+    StoppingRule rule;
+    rule.min_samples = 10;
+    rule.min_seconds = 0.001;
+    std::vector<double> steady(9, 1e-4);
+    EXPECT_EQ(rule.decide(steady, 1.0, 0.1), StoppingRule::Verdict::Continue);  // too few samples
+    steady.push_back(1e-4);
+    EXPECT_EQ(rule.decide(steady, 0.0005, 0.1), StoppingRule::Verdict::Continue);  // too little measured time
+    EXPECT_EQ(rule.decide(steady, 0.002, 0.1), StoppingRule::Verdict::Converged);
+}
+
+TEST(StoppingRule, NoisyRunsStopAtTheCapOrWhenNoiseSettles) {
+    StoppingRule rule;
+    rule.min_seconds = 0;
+    std::mt19937 rng(7);
+    std::normal_distribution<double> noisy(1.0, 0.1);  // 10% noise never converges to 0.5%
+    std::vector<double> samples;
+    StoppingRule::Verdict v = StoppingRule::Verdict::Continue;
+    while (v == StoppingRule::Verdict::Continue && samples.size() < 5000) {
+        samples.push_back(noisy(rng));
+        v = rule.decide(samples, 1.0, 0.0);
+    }
+    EXPECT_EQ(v, StoppingRule::Verdict::NoiseSettled);
+    EXPECT_GE(samples.size(), 64u);
+    EXPECT_EQ(rule.decide({1, 2, 3}, 0.0, rule.max_seconds + 1), StoppingRule::Verdict::TimeCap);
+}

@@ -1,0 +1,74 @@
+// The orchestrator's classification of worker endings, with real processes standing in for the
+// worker (shell scripts in fake_workers/ that report, crash, hang or exit like a worker might).
+#include <gtest/gtest.h>
+
+#include "eval/worker_client.h"
+
+using namespace kp;
+
+namespace {
+WorkerOutcome run_fake(const std::string& script, std::chrono::milliseconds watchdog = std::chrono::seconds(20)) {
+    WorkerOptions options;
+    options.worker_executable = std::string(KP_FAKE_WORKERS) + "/" + script;
+    options.watchdog = watchdog;
+    WorkerRequest request;
+    request.task = {{"name", "t"}};
+    auto outcome = run_worker(request, options);
+    EXPECT_TRUE(outcome.ok()) << (outcome.ok() ? "" : outcome.error().message);
+    return outcome.ok() ? *outcome : WorkerOutcome{};
+}
+}  // namespace
+
+TEST(WorkerClient, ResultAndProgressAreRead) {
+    auto o = run_fake("ok.sh");
+    EXPECT_EQ(o.status, FailureClass::Ok);
+    EXPECT_EQ(o.hello.value("name", ""), "Fake GPU");
+    EXPECT_EQ(o.result["timing"]["speedup"], 2.0);
+    EXPECT_TRUE(o.phase_started.count("correctness"));
+    EXPECT_NE(o.log.find("candidate printed this"), std::string::npos);  // stdout is captured, not parsed
+}
+
+TEST(WorkerClient, ReportedFailureKeepsItsClass) {
+    auto o = run_fake("incorrect.sh");
+    EXPECT_EQ(o.status, FailureClass::Incorrect);
+    EXPECT_NE(o.message.find("mismatch"), std::string::npos);
+}
+
+TEST(WorkerClient, SegfaultIsACrash) {
+    auto o = run_fake("segfault.sh");
+    EXPECT_EQ(o.status, FailureClass::Crash);
+    EXPECT_NE(o.message.find("signal 11"), std::string::npos) << o.message;
+}
+
+TEST(WorkerClient, AbortIsACrash) {
+    auto o = run_fake("abort.sh");
+    EXPECT_EQ(o.status, FailureClass::Crash);
+    EXPECT_NE(o.message.find("signal 6"), std::string::npos) << o.message;
+}
+
+TEST(WorkerClient, SilenceIsATimeout) {
+    auto start = std::chrono::steady_clock::now();
+    auto o = run_fake("hang.sh", std::chrono::milliseconds(700));
+    EXPECT_EQ(o.status, FailureClass::Timeout);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
+}
+
+TEST(WorkerClient, ExitWithoutResultIsACrash) {
+    auto o = run_fake("exit_early.sh");
+    EXPECT_EQ(o.status, FailureClass::Crash);
+    EXPECT_NE(o.message.find("before reporting a result"), std::string::npos);
+}
+
+TEST(WorkerClient, ExternalSigkillMeansOutOfMemory) {
+    auto o = run_fake("oom_killed.sh");
+    EXPECT_EQ(o.status, FailureClass::OutOfMemory);
+}
+
+TEST(WorkerClient, MissingExecutableIsReported) {
+    WorkerOptions options;
+    options.worker_executable = "/nonexistent/kernelpro-worker";
+    auto o = run_worker(WorkerRequest{}, options);
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o->status, FailureClass::Crash);
+    EXPECT_NE(o->message.find("cannot start"), std::string::npos);
+}
