@@ -5,13 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/files.h"
+#include "fixture_path.h"
 #include "gpu/timeline.h"
 
 using namespace kp::gpu;
 
 namespace {
 Timeline load_fixture() {
-    auto text = kp::read_text_file(std::string(KP_GPU_FIXTURES) + "/timeline_small.json");
+    auto text = kp::read_text_file(gpu_fixture("timeline_small.json"));
     EXPECT_TRUE(text.ok());
     auto timeline = parse_timeline_json(*text);
     EXPECT_TRUE(timeline.ok()) << (timeline.ok() ? "" : timeline.error().message);

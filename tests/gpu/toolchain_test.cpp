@@ -6,12 +6,13 @@
 #include <fstream>
 
 #include "common/files.h"
+#include "fixture_path.h"
 #include "gpu/toolchain.h"
 
 using namespace kp::gpu;
 
 TEST(Toolchain, ParsesNvccVersion) {
-    auto text = kp::read_text_file(std::string(KP_GPU_FIXTURES) + "/nvcc_version.txt");
+    auto text = kp::read_text_file(gpu_fixture("nvcc_version.txt"));
     ASSERT_TRUE(text.ok());
     EXPECT_EQ(parse_tool_version(*text), "13.0.88");
 }
