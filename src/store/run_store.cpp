@@ -28,13 +28,13 @@ std::filesystem::path RunStore::default_path(const std::filesystem::path& projec
     return project_directory / ".kernelpro" / "runs.db";
 }
 
-Result<RunStore> RunStore::open(const std::filesystem::path& path) {
+Result<RunStore> RunStore::open(const std::filesystem::path& path, Durability durability) {
     if (path.has_parent_path()) {
         std::error_code error;
         std::filesystem::create_directories(path.parent_path(), error);
         if (error) return make_error("cannot create " + path.parent_path().string() + ": " + error.message());
     }
-    auto database = SqliteDatabase::open(path);
+    auto database = SqliteDatabase::open(path, durability);
     if (!database) return database.error();
     if (auto status = migrate(*database); !status) return status.error();
     return RunStore(std::move(*database));

@@ -36,7 +36,8 @@ public:
 
     // Creates the parent directory and the file if needed, then migrates the schema to the latest
     // version. Fails with a clear message on a store written by a newer kernelpro.
-    static Result<RunStore> open(const std::filesystem::path& path);
+    static Result<RunStore> open(const std::filesystem::path& path,
+                                 Durability durability = Durability::power_loss_safe);
 
     // --- runs ---
     // Creates the run and its baseline node (node 0, pending) in one transaction.

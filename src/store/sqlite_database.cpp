@@ -12,7 +12,7 @@ std::string describe(sqlite3* db, const std::string& what) {
 }
 }  // namespace
 
-Result<SqliteDatabase> SqliteDatabase::open(const std::filesystem::path& path) {
+Result<SqliteDatabase> SqliteDatabase::open(const std::filesystem::path& path, Durability durability) {
     sqlite3* handle = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              nullptr);
@@ -23,10 +23,12 @@ Result<SqliteDatabase> SqliteDatabase::open(const std::filesystem::path& path) {
     }
     SqliteDatabase database(handle, path);
     sqlite3_busy_timeout(handle, 10000);
-    // WAL: readers never block the writer. synchronous=FULL: a committed evaluation survives even
-    // a power loss, not only a killed process; one fsync per evaluation is negligible next to
+    // WAL: readers never block the writer. synchronous=FULL (the default durability): a committed
+    // evaluation survives even a power loss; one fsync per evaluation is negligible next to
     // compiling and timing a kernel.
-    if (auto status = database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+    const std::string synchronous = durability == Durability::power_loss_safe ? "FULL" : "NORMAL";
+    if (auto status = database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=" + synchronous +
+                                       "; PRAGMA foreign_keys=ON;");
         !status)
         return status.error();
     return database;

@@ -17,11 +17,17 @@ namespace kp::store {
 
 class SqliteStatement;
 
+// How hard a commit is pushed to disk. Both survive a killed process (kill -9): with WAL, a
+// committed transaction is in the log file before COMMIT returns. Only `power_loss_safe` also
+// survives an OS crash or power cut, at the price of an fsync per commit.
+enum class Durability { power_loss_safe, process_crash_safe };
+
 class SqliteDatabase {
 public:
     // Opens (creating if needed) the database file, with WAL journaling, foreign keys on and a
     // busy timeout, so a second process (e.g. `runs list` during a run) waits instead of failing.
-    static Result<SqliteDatabase> open(const std::filesystem::path& path);
+    static Result<SqliteDatabase> open(const std::filesystem::path& path,
+                                       Durability durability = Durability::power_loss_safe);
 
     SqliteDatabase(SqliteDatabase&& other) noexcept;
     SqliteDatabase& operator=(SqliteDatabase&& other) noexcept;

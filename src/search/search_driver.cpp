@@ -1,0 +1,149 @@
+// SearchDriver: starting, resuming, the main loop and how a run ends.
+#include "search/search_driver.h"
+
+#include <chrono>
+
+#include "search/selection.h"
+
+namespace kp::search {
+
+namespace {
+
+double monotonic_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+store::NodeRecord baseline_record(const TaskIdentity& task, const Candidate& baseline) {
+    store::NodeRecord node;
+    node.proposal_kind = "baseline";
+    node.source = baseline.source;
+    node.params_json = params_to_json(baseline.params).dump();
+    node.evaluation_key = evaluation_key(task, baseline);
+    return node;
+}
+
+}  // namespace
+
+Result<SearchOutcome> SearchDriver::start(const TaskIdentity& task, const Candidate& baseline,
+                                          const SearchConfig& config) {
+    // Round-trip the config so a bad value fails here, not on resume.
+    auto checked = config_from_json(config_to_json(config));
+    if (!checked) return checked.error();
+    tree_ = SearchTree{};
+    task_ = task;
+    config_ = *checked;
+    baseline_median_seconds_.reset();
+    elapsed_before_session_ = 0.0;
+    llm_tokens_ = 0;
+    cost_usd_ = 0.0;
+    stop_requested_.store(false);
+    session_start_ = monotonic_seconds();
+
+    auto node = baseline_record(task, baseline);
+    auto run_id = store_.create_run({task.name, task.fingerprint, config_to_json(config_).dump()}, node);
+    if (!run_id) return run_id.error();
+    run_id_ = *run_id;
+    tree_.add_root(baseline, node.evaluation_key);
+    return run_loop();
+}
+
+Result<SearchOutcome> SearchDriver::resume(std::int64_t run_id, const ResumeOptions& options) {
+    auto run = store_.load_run(run_id);
+    if (!run) return run.error();
+    auto parsed = nlohmann::json::parse(run->config_json, nullptr, /*allow_exceptions=*/false);
+    auto config = config_from_json(parsed);
+    if (!config) return make_error("run " + std::to_string(run_id) + ": " + config.error().message);
+    run_id_ = run_id;
+    task_ = {run->task_name, run->task_fingerprint};
+    config_ = *config;
+    if (options.budgets) {
+        config_.budgets = *options.budgets;
+        if (auto status = store_.update_run_config(run_id_, config_to_json(config_).dump()); !status)
+            return status.error();
+    }
+    stop_requested_.store(false);
+    elapsed_before_session_ = run->elapsed_seconds;
+    session_start_ = monotonic_seconds();
+    auto totals = store_.llm_totals(run_id_);
+    if (!totals) return totals.error();
+    llm_tokens_ = totals->tokens();
+    cost_usd_ = totals->cost_usd;
+    if (auto status = restore_from_store(); !status) return status.error();
+    if (auto status = store_.set_run_status(run_id_, store::RunStatus::running, "", current_spend().elapsed_seconds);
+        !status)
+        return status.error();
+    return run_loop();
+}
+
+SearchOutcome SearchDriver::run_loop() {
+    // Pending nodes first: the baseline of a new run, or whatever was in flight when the last
+    // session died. Node order is creation order, the order an uninterrupted run evaluates in.
+    for (const auto& node : tree_.nodes()) {
+        if (node.evaluated()) continue;
+        if (auto failure = evaluate_node(node.id)) return finish(failure->reason, failure->message);
+    }
+    while (true) {
+        if (stop_requested_.load()) return finish(StopReason::stop_requested, "");
+        if (auto reason = exhausted_budget(config_.budgets, current_spend())) return finish(*reason, "");
+        if (config_.target_roofline_fraction) {
+            auto reached = tree_.best_roofline_fraction();
+            if (reached && *reached >= *config_.target_roofline_fraction)
+                return finish(StopReason::roofline_target, "");
+        }
+        auto choice = select_for_expansion(tree_, config_);
+        persist_closures();
+        if (!choice) return finish(StopReason::search_exhausted, "");
+        auto child = expand(choice->node_id, choice->parameter_moves_wanted, choice->rewrites_wanted);
+        if (!child) return finish(StopReason::proposer_error, child.error().message);
+        if (!*child) continue;  // the proposer had nothing of the wanted kind; selection sees the new state
+        if (auto failure = evaluate_node(**child)) return finish(failure->reason, failure->message);
+    }
+}
+
+SearchOutcome SearchDriver::finish(StopReason reason, const std::string& detail) {
+    SearchOutcome outcome;
+    outcome.run_id = run_id_;
+    outcome.stop_reason = reason;
+    outcome.stop_detail = detail;
+    outcome.spend = current_spend();
+    outcome.nodes = tree_.size();
+    if (auto best = tree_.best_node()) {
+        const auto& node = tree_.node(*best);
+        outcome.best_node_id = *best;
+        outcome.best_candidate = node.candidate;
+        outcome.best_speedup_over_baseline = node.speedup_over_baseline;
+        outcome.best_speedup = node.outcome->speedup;
+    }
+    outcome.best_roofline_fraction = tree_.best_roofline_fraction();
+    store::RunStatus status = store::RunStatus::finished;
+    if (reason == StopReason::stop_requested) status = store::RunStatus::interrupted;
+    if (reason == StopReason::evaluator_error || reason == StopReason::proposer_error ||
+        reason == StopReason::store_error)
+        status = store::RunStatus::failed;
+    std::string stored_reason = stop_reason_name(reason);
+    if (!detail.empty()) stored_reason += ": " + detail;
+    // Best effort: if the store itself is what failed, the run simply stays `running` and resume
+    // still works from the last committed evaluation.
+    (void)store_.set_run_status(run_id_, status, stored_reason, outcome.spend.elapsed_seconds);
+    return outcome;
+}
+
+SearchSpend SearchDriver::current_spend() const {
+    SearchSpend spend;
+    spend.evaluations = tree_.evaluated_count();
+    spend.elapsed_seconds = elapsed_before_session_ + (monotonic_seconds() - session_start_);
+    spend.llm_tokens = llm_tokens_;
+    spend.cost_usd = cost_usd_;
+    return spend;
+}
+
+void SearchDriver::persist_closures() {
+    // Close reasons in the store are for reports only (resume recomputes them), so a failure to
+    // write one is not worth stopping the run for.
+    for (auto id : tree_.take_newly_closed()) {
+        const auto& node = tree_.node(id);
+        (void)store_.set_close_reason(run_id_, id, node.closed() ? node.close_reason : node.dead_end_reason);
+    }
+}
+
+}  // namespace kp::search

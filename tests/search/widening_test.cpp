@@ -1,0 +1,89 @@
+// Progressive widening with asymmetric branching, observed on whole searches.
+#include "driver_fixture.h"
+#include "search/widening.h"
+
+using namespace kp::search;
+using namespace kp::search::synthetic;
+
+namespace {
+
+// Every change is a small improvement, so nothing is pruned and widening alone shapes the tree.
+EvaluationOutcome improving(const Candidate& candidate) {
+    const auto depth = std::count(candidate.source.begin(), candidate.source.end(), '.');
+    return correct_outcome(1.0 + 0.05 * static_cast<double>(depth) + 0.01 * unit_hash(candidate.source));
+}
+
+}  // namespace
+
+TEST(Widening, ChildrenNeverExceedCeilKNAlphaAtExpansionTime) {
+    kp::test_support::TempDirectory dir;
+    auto store = open_store(dir.path() / "runs.db");
+    FunctionEvaluator evaluator(improving);
+    FunctionProposer proposer(uniform_children(60), 8);
+    auto config = test_config(200);
+    config.dead_end_window = 1000;  // isolate widening from pruning
+    config.max_proposer_calls_per_node = 1000;  // and from running out of proposals
+    SearchDriver driver(store, evaluator, proposer);
+    int checked = 0;
+    driver.set_progress_callback([&](const SearchProgress& progress) {
+        if (!progress.parent_id) return;
+        const auto& parent = driver.tree().node(*progress.parent_id);
+        const auto& child = driver.tree().node(progress.node_id);
+        const auto kind = child.origin == NodeOrigin::rewrite ? ProposalKind::rewrite : ProposalKind::parameter_move;
+        // The parent's visits before this child's reward was backed up.
+        const auto visits_at_expansion = parent.visits - 1;
+        EXPECT_LE(parent.children_of(kind), allowed_children(widening_rule_for(config, kind), visits_at_expansion))
+            << "node " << parent.id << " kind " << proposal_kind_name(kind);
+        ++checked;
+    });
+    auto outcome = driver.start(kTask, kBaseline, config);
+    ASSERT_TRUE(outcome) << outcome.error().message;
+    EXPECT_EQ(outcome->stop_reason, StopReason::evaluation_budget);
+    EXPECT_EQ(checked, 199);
+
+    // The root is examined first on every descent, so it widens exactly as fast as allowed
+    // (lagging by at most one when both kinds open up at the same visit).
+    const auto& root = driver.tree().node(0);
+    const int parameter_allowed = allowed_children(config.parameter_widening, root.visits);
+    const int rewrite_allowed = allowed_children(config.rewrite_widening, root.visits);
+    EXPECT_GE(root.parameter_children, parameter_allowed - 1);
+    EXPECT_LE(root.parameter_children, parameter_allowed);
+    EXPECT_GE(root.rewrite_children, rewrite_allowed - 1);
+    EXPECT_LE(root.rewrite_children, rewrite_allowed);
+    // Asymmetric branching: cheap parameter moves outnumber expensive rewrites.
+    EXPECT_GT(root.parameter_children, root.rewrite_children);
+    // And the search went deeper than the root's children (on this symmetric landscape UCT spreads
+    // visits evenly, so the tree is bushy by design).
+    int max_depth = 0;
+    for (const auto& node : driver.tree().nodes()) max_depth = std::max(max_depth, node.depth);
+    EXPECT_GE(max_depth, 3);
+}
+
+TEST(Widening, ChildrenGrowOnlyAsVisitsGrow) {
+    kp::test_support::TempDirectory dir;
+    auto store = open_store(dir.path() / "runs.db");
+    FunctionEvaluator evaluator(improving);
+    FunctionProposer proposer(uniform_children(60), 8);
+    auto config = test_config(60);
+    config.dead_end_window = 1000;
+    config.max_proposer_calls_per_node = 1000;
+    config.parameter_widening = {1.0, 0.5};
+    config.rewrite_widening = {1.0, 0.2};
+    SearchDriver driver(store, evaluator, proposer);
+    std::vector<std::pair<std::int64_t, int>> root_history;  // (root visits, root children) per step
+    driver.set_progress_callback([&](const SearchProgress&) {
+        const auto& root = driver.tree().node(0);
+        root_history.emplace_back(root.visits, static_cast<int>(root.children.size()));
+    });
+    ASSERT_TRUE(driver.start(kTask, kBaseline, config));
+    ASSERT_EQ(root_history.size(), 60u);  // the baseline's evaluation, then 59 children
+    for (const auto& [visits, children] : root_history) {
+        // Visits at the last selection; the children allowed then, over both kinds.
+        const auto before = visits - 1;
+        const int allowed = allowed_children(config.parameter_widening, before) +
+                            allowed_children(config.rewrite_widening, before);
+        EXPECT_LE(children, allowed) << "at " << before << " visits";
+        EXPECT_GE(children, allowed - 2) << "at " << before << " visits";
+    }
+    EXPECT_GT(root_history.back().second, root_history.front().second + 4);
+}
