@@ -54,10 +54,10 @@ TEST(AdversarialSuite, EveryCheatIsCaughtAndEveryHonestKernelPasses) {
     std::vector<BuildRequest> requests;
     for (const auto& e : entries) requests.push_back({fs::path(KP_ADVERSARIAL_DIR) / e.file, {}, task->libraries, true});
     builder.build_many(requests);
-    Evaluator evaluator(builder, testing::test_worker_options());
+    Evaluator evaluator(builder, kp::testing::test_worker_options());
     size_t caught = 0, cheats = 0;
     for (const auto& e : entries) {
-        auto report = evaluator.evaluate(*task, fs::path(KP_ADVERSARIAL_DIR) / e.file, testing::quick_evaluation_options());
+        auto report = evaluator.evaluate(*task, fs::path(KP_ADVERSARIAL_DIR) / e.file, kp::testing::quick_evaluation_options());
         ASSERT_TRUE(report.ok()) << e.file << ": " << report.error().message;
         std::string got = failure_class_name(report->status);
         bool as_expected = got == e.expect || std::find(e.also.begin(), e.also.end(), got) != e.also.end();

@@ -12,7 +12,7 @@ TEST(ExampleTasks, EveryHonestCandidatePasses) {
     BuilderOptions build_options;
     build_options.arch = detect_gpu_arch();
     CandidateBuilder builder(build_options);
-    Evaluator evaluator(builder, testing::test_worker_options());
+    Evaluator evaluator(builder, kp::testing::test_worker_options());
     size_t evaluated = 0;
     for (const auto& dir : fs::directory_iterator(fs::path(KP_SOURCE_DIR) / "tasks")) {
         if (!fs::exists(dir.path() / "task.toml")) continue;
@@ -20,7 +20,7 @@ TEST(ExampleTasks, EveryHonestCandidatePasses) {
         ASSERT_TRUE(task.ok()) << task.error().message;
         for (const auto& c : fs::directory_iterator(dir.path() / "candidates")) {
             if (c.path().extension() != ".cu") continue;
-            auto report = evaluator.evaluate(*task, c.path(), testing::quick_evaluation_options());
+            auto report = evaluator.evaluate(*task, c.path(), kp::testing::quick_evaluation_options());
             ASSERT_TRUE(report.ok()) << c.path() << ": " << report.error().message;
             std::printf("[tasks] %-18s %-12s %-14s median %9.1f us  speedup %6.2fx\n", task->name.c_str(),
                         c.path().filename().c_str(), failure_class_name(report->status),
