@@ -39,9 +39,10 @@ template <>
 __device__ __forceinline__ double to_double<__nv_bfloat16>(__nv_bfloat16 v) { return static_cast<double>(__bfloat162float(v)); }
 
 template <typename T>
-__global__ void kp_harness_fill(T* data, int64_t n, uint64_t seed, int kind, double a, double b) {
+__global__ void kp_harness_fill(T* data, int64_t n, uint64_t seed, int kind, double a, double b, int one_in) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
         uint64_t h1 = mix64(seed ^ mix64(static_cast<uint64_t>(i)));
+        if (one_in > 1 && (mix64(h1 ^ 0x632BE59BD9B4E019ull) % static_cast<uint64_t>(one_in)) != 0) continue;
         double v;
         if (kind == 0) {  // uniform [a, b)
             v = a + (b - a) * unit_double(h1);
@@ -155,7 +156,20 @@ cudaError_t fill_random(const DeviceBuffer& buffer, const Distribution& distribu
     return dispatch(buffer.dtype, [&](auto tag) {
         using T = decltype(tag);
         kp_harness_fill<T><<<grid_for(buffer.elements), kThreads, 0, stream>>>(
-            static_cast<T*>(buffer.data), buffer.elements, seed, static_cast<int>(d.kind), d.a, d.b);
+            static_cast<T*>(buffer.data), buffer.elements, seed, static_cast<int>(d.kind), d.a, d.b, 1);
+        return cudaGetLastError();
+    });
+}
+
+cudaError_t perturb_random(const DeviceBuffer& buffer, const Distribution& distribution, uint64_t seed, int one_in,
+                           cudaStream_t stream) {
+    if (buffer.elements == 0) return cudaSuccess;
+    Distribution d = distribution;
+    if (buffer.dtype == DType::Bool) d = {DistributionKind::Integer, 0, 1};
+    return dispatch(buffer.dtype, [&](auto tag) {
+        using T = decltype(tag);
+        kp_harness_fill<T><<<grid_for(buffer.elements), kThreads, 0, stream>>>(
+            static_cast<T*>(buffer.data), buffer.elements, seed, static_cast<int>(d.kind), d.a, d.b, one_in);
         return cudaGetLastError();
     });
 }

@@ -22,6 +22,11 @@ struct DeviceBuffer {
 // input can be regenerated instead of kept.
 cudaError_t fill_random(const DeviceBuffer& buffer, const Distribution& distribution, uint64_t seed, cudaStream_t stream);
 
+// Redraws about one element in `one_in` (chosen by the seed) from the distribution, leaving the
+// rest as they are: an input that looks the same to a kernel sampling a few positions but is not.
+cudaError_t perturb_random(const DeviceBuffer& buffer, const Distribution& distribution, uint64_t seed, int one_in,
+                           cudaStream_t stream);
+
 // Order-sensitive 64-bit checksum of the bytes (synchronizes the stream).
 cudaError_t checksum(const DeviceBuffer& buffer, cudaStream_t stream, uint64_t* result);
 
