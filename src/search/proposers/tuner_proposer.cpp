@@ -1,0 +1,225 @@
+#include "search/proposers/tuner_proposer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+namespace kp::search {
+
+namespace {
+
+std::string lower(std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+bool contains_any(const std::string& text, std::initializer_list<const char*> words) {
+    for (const char* w : words)
+        if (text.find(w) != std::string::npos) return true;
+    return false;
+}
+
+void add(std::vector<MoveHint>& hints, ParameterRole role, int direction, double weight, const std::string& reason) {
+    hints.push_back({role, direction, weight, reason});
+}
+
+void spill_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
+    add(h, ParameterRole::work_per_thread, -1, 1.0 * w, why);
+    add(h, ParameterRole::min_blocks, -1, 0.8 * w, why);
+    add(h, ParameterRole::block_size, -1, 0.5 * w, why);
+    add(h, ParameterRole::pipeline_depth, -1, 0.5 * w, why);
+    add(h, ParameterRole::vector_width, -1, 0.2 * w, why);
+}
+
+void occupancy_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
+    add(h, ParameterRole::min_blocks, +1, 1.0 * w, why);
+    add(h, ParameterRole::block_size, -1, 0.4 * w, why);
+    add(h, ParameterRole::work_per_thread, -1, 0.4 * w, why);
+}
+
+void tail_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
+    add(h, ParameterRole::work_per_thread, -1, 1.0 * w, why);
+    add(h, ParameterRole::grid_size, +1, 0.8 * w, why);
+    add(h, ParameterRole::block_size, -1, 0.6 * w, why);
+}
+
+void narrow_load_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
+    add(h, ParameterRole::vector_width, +1, 1.0 * w, why);
+    add(h, ParameterRole::work_per_thread, +1, 0.3 * w, why);
+}
+
+void latency_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
+    add(h, ParameterRole::work_per_thread, +1, 0.6 * w, why);
+    add(h, ParameterRole::vector_width, +1, 0.5 * w, why);
+    add(h, ParameterRole::grid_size, +1, 0.3 * w, why);
+    add(h, ParameterRole::pipeline_depth, +1, 0.3 * w, why);
+}
+
+}  // namespace
+
+nlohmann::json compiler_facts_to_json(const CompilerFacts& facts) {
+    return {{"registers", facts.registers}, {"spill_bytes", facts.spill_bytes}, {"shared_bytes", facts.shared_bytes}};
+}
+
+std::vector<MoveHint> diagnose(const EvaluationOutcome& outcome) {
+    std::vector<MoveHint> hints;
+    // 1. Micro-profiling findings, by tool name and message.
+    for (const auto& f : outcome.findings) {
+        std::string text = lower(f.tool + " " + f.message);
+        double w = 0.5 + std::clamp(f.severity, 0.0, 2.0);
+        std::string why = f.tool.empty() ? f.message : f.tool;
+        if (contains_any(text, {"spill", "local memory"})) spill_hints(hints, w, why);
+        else if (contains_any(text, {"occupancy", "register-limited", "register limited", "registers per thread"}))
+            occupancy_hints(hints, w, why);
+        if (contains_any(text, {"narrow", "uncoalesced", "coalesc", "vectoriz", "load width", "sector", "32-bit load"}))
+            narrow_load_hints(hints, w, why);
+        if (contains_any(text, {"tail", "wave", "small grid", "grid too small", "few blocks", "parallelism"}))
+            tail_hints(hints, w, why);
+        if (contains_any(text, {"latency", "stall_long_scoreboard", "long scoreboard", "bytes in flight", "memory-level"}))
+            latency_hints(hints, w, why);
+    }
+    // 2. Compiler facts (no GPU needed).
+    if (outcome.details.is_object() && outcome.details.contains("compiler")) {
+        const auto& c = outcome.details["compiler"];
+        long spills = c.value("spill_bytes", 0L);
+        int registers = c.value("registers", 0);
+        if (spills > 0) spill_hints(hints, 1.0, fmt::format("ptxas: {} bytes of register spills", spills));
+        else if (registers > 64)
+            occupancy_hints(hints, std::min(1.0, (registers - 64) / 64.0 + 0.3),
+                            fmt::format("ptxas: {} registers per thread limit occupancy", registers));
+    }
+    // 3. Roofline class, weakly, when nothing sharper was said.
+    if (hints.empty() && outcome.correct()) {
+        double fraction = outcome.roofline_fraction.value_or(0.0);
+        std::string cls = lower(outcome.roofline_class);
+        if (cls.find("memory") != std::string::npos && fraction < 0.7)
+            latency_hints(hints, 0.4, fmt::format("memory bound at {:.0f}% of the floor", 100 * fraction));
+        else if (cls.find("latency") != std::string::npos) latency_hints(hints, 0.5, "latency bound");
+        else if (cls.find("compute") != std::string::npos) {
+            add(hints, ParameterRole::block_size, +1, 0.3, "compute bound: bigger tiles");
+            add(hints, ParameterRole::pipeline_depth, +1, 0.3, "compute bound: deeper pipeline");
+        }
+    }
+    return hints;
+}
+
+std::vector<RankedMove> TunerProposer::rank_moves(const ProposalRequest& request, const TunableSpace& space,
+                                                  const ParameterValues& point) const {
+    std::vector<MoveHint> hints;
+    if (request.node.evaluation) hints = diagnose(*request.node.evaluation);
+    // A failed node (the tuner cannot repair source): step back from what broke it if we can tell.
+    std::mt19937_64 rng(request.seed ^ 0x9e3779b97f4a7c15ULL);
+    std::uniform_real_distribution<double> noise(0.0, 1.0);
+    double jitter = hints.empty() ? 1.0 : options_.jitter;
+
+    // Lessons: which (parameter, direction) paid off on this task.
+    std::map<std::pair<std::string, int>, double> lesson_bonus;
+    for (const auto& lesson : request.lessons) {
+        if (lesson.change_kind != ProposalKind::parameter_move) continue;
+        if (lesson.task_name != request.task.name) continue;
+        // change_text begins "NAME from->to".
+        auto space_pos = lesson.change_text.find(' ');
+        auto arrow = lesson.change_text.find("->");
+        if (space_pos == std::string::npos || arrow == std::string::npos || arrow < space_pos) continue;
+        std::string name = lesson.change_text.substr(0, space_pos);
+        std::string from = lesson.change_text.substr(space_pos + 1, arrow - space_pos - 1);
+        auto end = lesson.change_text.find_first_of(" :", arrow + 2);
+        std::string to = lesson.change_text.substr(arrow + 2, end == std::string::npos ? std::string::npos : end - arrow - 2);
+        auto p = std::find_if(space.parameters.begin(), space.parameters.end(),
+                              [&](const TunableParameter& q) { return q.name == name; });
+        if (p == space.parameters.end()) continue;
+        auto fi = std::find(p->values.begin(), p->values.end(), from);
+        auto ti = std::find(p->values.begin(), p->values.end(), to);
+        if (fi == p->values.end() || ti == p->values.end() || fi == ti) continue;
+        int dir = ti > fi ? +1 : -1;
+        double weight = lesson.scope == LessonScope::this_run ? 0.4 : 0.2;
+        if (lesson.failure) lesson_bonus[{name, dir}] -= weight;
+        else if (lesson.speedup_ratio && *lesson.speedup_ratio > 1.01) lesson_bonus[{name, dir}] += weight;
+        else if (lesson.speedup_ratio && *lesson.speedup_ratio < 0.99) lesson_bonus[{name, dir}] -= weight;
+    }
+
+    std::vector<RankedMove> ranked;
+    for (const auto& param : space.parameters) {
+        ParameterRole role = role_of(param.name);
+        for (int dir : {+1, -1}) {
+            double r = noise(rng);  // drawn for every candidate move, so the stream is stable
+            auto move = step(space, point, param.name, dir);
+            if (!move) continue;
+            double score = jitter * r;
+            std::vector<std::string> reasons;
+            for (const auto& h : hints)
+                if (h.role == role && h.direction == dir) {
+                    score += h.weight;
+                    if (std::find(reasons.begin(), reasons.end(), h.reason) == reasons.end()) reasons.push_back(h.reason);
+                }
+            auto bonus = lesson_bonus.find({param.name, dir});
+            if (bonus != lesson_bonus.end()) {
+                score += bonus->second;
+                reasons.push_back(bonus->second > 0 ? "paid off earlier in this search" : "hurt earlier in this search");
+            }
+            std::string why = reasons.empty() ? "exploration" : reasons.front();
+            for (std::size_t i = 1; i < reasons.size() && i < 3; ++i) why += "; " + reasons[i];
+            std::string rationale = fmt::format("{} {}->{}: {} ({} {})", param.name, move->from, move->to, why,
+                                                parameter_role_name(role), dir > 0 ? "up" : "down");
+            ranked.push_back({std::move(*move), score, std::move(rationale)});
+        }
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const RankedMove& a, const RankedMove& b) { return a.score > b.score; });
+    return ranked;
+}
+
+Result<ProposalBatch> TunerProposer::propose(const ProposalRequest& request) {
+    ProposalBatch batch;
+    if (!request.parameter_moves_wanted) return batch;
+    const auto& source = request.node.candidate.source;
+    auto space = parse_tunables(source);
+    if (!space.ok() || space->parameters.empty()) return batch;  // nothing to tune: no proposals
+    ParameterValues point = resolve_point(source, *space, request.node.candidate.params);
+
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::set<std::string> tried;
+    tried.insert(point_text(point));
+    for (const auto& ancestor : request.lineage)
+        tried.insert(point_text(resolve_point(ancestor.candidate.source, *space, ancestor.candidate.params)));
+    const std::string prefix = request.task.name + "|" + std::to_string(std::hash<std::string>{}(source)) + "|";
+    auto is_new = [&](const ParameterValues& p) {
+        std::string text = point_text(p);
+        return !tried.count(text) && !proposed_.count(prefix + text);
+    };
+    auto take = [&](const ParameterValues& p, const std::string& rationale) {
+        proposed_.insert(prefix + point_text(p));
+        tried.insert(point_text(p));
+        Proposal proposal;
+        proposal.kind = ProposalKind::parameter_move;
+        proposal.candidate.source = source;
+        proposal.candidate.params = p;
+        proposal.rationale = rationale;
+        batch.proposals.push_back(std::move(proposal));
+    };
+
+    for (const auto& move : rank_moves(request, *space, point)) {
+        if (static_cast<int>(batch.proposals.size()) >= options_.proposals_per_call) break;
+        if (is_new(move.move.point)) take(move.move.point, move.rationale);
+    }
+    if (batch.proposals.empty()) {
+        // The neighbourhood is used up: a few random points of the space, seeded.
+        std::mt19937_64 rng(request.seed * 0x2545F4914F6CDD1DULL + 17);
+        for (int attempt = 0; attempt < 64 && static_cast<int>(batch.proposals.size()) < options_.exploration_per_call;
+             ++attempt) {
+            auto p = random_point(*space, rng);
+            if (!p) break;
+            for (const auto& [k, v] : point)
+                if (!p->count(k)) (*p)[k] = v;
+            if (is_new(*p)) take(*p, "exploration: random point " + point_text(*p) + " (neighbourhood exhausted)");
+        }
+    }
+    return batch;
+}
+
+}  // namespace kp::search
