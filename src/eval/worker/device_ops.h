@@ -27,6 +27,10 @@ cudaError_t fill_random(const DeviceBuffer& buffer, const Distribution& distribu
 cudaError_t perturb_random(const DeviceBuffer& buffer, const Distribution& distribution, uint64_t seed, int one_in,
                            cudaStream_t stream);
 
+// Reads `bytes` of `data` (16-byte loads, result discarded through a never-taken store): used after
+// the L2-flush write so the lines left in L2 are clean and the timed kernel pays no write-backs.
+cudaError_t read_through(const void* data, size_t bytes, cudaStream_t stream);
+
 // Order-sensitive 64-bit checksum of the bytes (synchronizes the stream).
 cudaError_t checksum(const DeviceBuffer& buffer, cudaStream_t stream, uint64_t* result);
 

@@ -1,5 +1,6 @@
 #include "eval/worker/gpu_session.h"
 
+#include "eval/worker/device_ops.h"
 #include "eval/worker/worker_failure.h"
 
 namespace kp::worker {
@@ -82,6 +83,9 @@ void GpuSession::flush_l2() {
     // Writing (not reading) twice the L2 size evicts every line the previous call left behind; the
     // value changes each round so no compression or zero-page shortcut applies.
     check_cuda(cudaMemsetAsync(flush_buffer_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream()), "L2 flush");
+    // The write leaves L2 full of dirty lines of the flush buffer; the timed kernel would pay their
+    // write-back. Reading the first half (long evicted) replaces them with clean lines, untimed.
+    check_cuda(read_through(flush_buffer_, flush_bytes_ / 2, stream()), "L2 clean");
     cudaCtxResetPersistingL2Cache();
 }
 
