@@ -21,5 +21,6 @@ Handler register_doctor(CLI::App& root);
 Handler register_check(CLI::App& root);
 Handler register_eval(CLI::App& root);
 Handler register_device(CLI::App& root);
+Handler register_profile(CLI::App& root);
 
 }  // namespace kp::cli

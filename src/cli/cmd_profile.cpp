@@ -1,0 +1,141 @@
+// kernelpro profile TASK CANDIDATE.cu [--json | --feedback] [--tools a,b] [--collectors ncu,sass,...]
+// kernelpro profile --list-tools
+// Builds the candidate, profiles it in two stages (roofline, then the class's tools) and prints the
+// ranked findings. Exit codes: 0 profiled, 1 the candidate failed to build, 2 usage or task error,
+// 3 environment (no GPU / no ncu: the SASS/ptxas-only findings are still shown).
+#include <chrono>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "analysis/tool_registry.h"
+#include "build/candidate_builder.h"
+#include "cli/commands.h"
+#include "cli/common_options.h"
+#include "cli/profile_pipeline.h"
+#include "task/task_spec.h"
+
+namespace kp::cli {
+
+namespace {
+struct ProfileArgs {
+    std::string task, candidate, ncu;
+    std::vector<std::string> params, tools, collectors;
+    bool json = false, feedback = false, list_tools = false, quiet = false;
+    double budget_seconds = 120.0;
+    int budget_passes = 40;
+};
+
+std::vector<std::string> split_commas(const std::vector<std::string>& values) {
+    std::vector<std::string> out;
+    for (const auto& v : values) {
+        std::stringstream in(v);
+        std::string item;
+        while (std::getline(in, item, ','))
+            if (!item.empty()) out.push_back(item);
+    }
+    return out;
+}
+}  // namespace
+
+Handler register_profile(CLI::App& root) {
+    auto* cmd = root.add_subcommand("profile", "Profile a candidate: roofline class, then ranked findings from the micro-profiling tools");
+    auto a = std::make_shared<ProfileArgs>();
+    cmd->add_option("task", a->task, "Task folder (holding task.toml)");
+    cmd->add_option("candidate", a->candidate, "Candidate .cu file");
+    cmd->add_flag("--list-tools", a->list_tools, "List the tools (name, roofline classes, data needed) and exit");
+    cmd->add_flag("--json", a->json, "Print the JSON report (schema kernelpro.profile/1)");
+    cmd->add_flag("--feedback", a->feedback, "Print only the compact feedback text given to an LLM");
+    cmd->add_option("--tools", a->tools, "Run only these tools (comma-separated, see --list-tools)");
+    cmd->add_option("--collectors", a->collectors, "Collectors to use: ncu,sass,ptxas,timeline,occupancy (default: all)");
+    cmd->add_option("--budget-seconds", a->budget_seconds, "Profiling time budget, seconds")->capture_default_str();
+    cmd->add_option("--budget-passes", a->budget_passes, "ncu replay-pass budget, both stages")->capture_default_str();
+    cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)");
+    cmd->add_option("--ncu", a->ncu, "Path of ncu (default: KERNELPRO_NCU, PATH, the usual install folders)");
+    cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+    return [a]() -> int {
+        if (a->list_tools) {
+            std::cout << render_tool_list();
+            return kExitOk;
+        }
+        if (a->task.empty() || a->candidate.empty()) {
+            std::cerr << "error: kernelpro profile needs TASK and CANDIDATE.cu (or --list-tools)\n";
+            return kExitUsage;
+        }
+        if (a->json && a->feedback) {
+            std::cerr << "error: --json and --feedback are exclusive\n";
+            return kExitUsage;
+        }
+        if (!std::filesystem::is_regular_file(a->candidate)) {
+            std::cerr << "error: candidate not found: " << a->candidate << "\n";
+            return kExitUsage;
+        }
+        ProfileOptions options;
+        options.ncu_path = a->ncu;
+        options.tools = split_commas(a->tools);
+        auto collectors = split_commas(a->collectors);
+        if (!collectors.empty()) options.collectors = std::set<std::string>(collectors.begin(), collectors.end());
+        for (const auto& c : options.collectors)
+            if (!all_profile_collectors().count(c)) {
+                std::cerr << "error: unknown collector '" << c << "' (known: ncu, sass, ptxas, timeline, occupancy)\n";
+                return kExitUsage;
+            }
+        for (const auto& t : options.tools)
+            if (!analysis::default_tool_registry().find(t)) {
+                std::cerr << "error: unknown tool '" << t << "' (see kernelpro profile --list-tools)\n";
+                return kExitUsage;
+            }
+        options.budget_seconds = a->budget_seconds;
+        options.budget_passes = a->budget_passes;
+        auto task = load_task(a->task);
+        if (!task) {
+            std::cerr << task.error().message << "\n";
+            return kExitUsage;
+        }
+        auto values = parse_parameter_values(a->params);
+        if (!values) {
+            std::cerr << "error: " << values.error().message << "\n";
+            return kExitUsage;
+        }
+        auto start = std::chrono::steady_clock::now();
+        if (!a->quiet)
+            options.on_progress = [start](const std::string& line) {
+                double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                std::cerr << fmt::format("[{:6.1f} s] {}\n", elapsed, line);
+            };
+        BuilderOptions build_options;
+        build_options.arch = detect_gpu_arch();
+        CandidateBuilder builder(build_options);
+        BuildRequest request;
+        request.source = a->candidate;
+        request.parameters = *values;
+        request.libraries = task->libraries;
+        auto build = builder.build(request);
+        if (!build) {
+            std::cerr << "error: cannot build: " << build.error().message << "\n";
+            return kExitEnvironment;
+        }
+        if (!build->ok()) {
+            std::cerr << "error: the candidate did not build (" << build_status_name(build->status) << "): " << build->message << "\n";
+            return kExitCandidateFailed;
+        }
+        auto report = profile_candidate_report(*task, *build, options);
+        if (!report) {
+            std::cerr << "error: " << report.error().message << "\n";
+            return kExitEnvironment;
+        }
+        report->candidate = a->candidate;
+        if (a->json) std::cout << profile_report_json(*report).dump(2) << "\n";
+        else if (a->feedback) std::cout << render_profile_feedback(*report);
+        else std::cout << render_profile_text(*report);
+        if (!report->environment_error.empty()) {
+            std::cerr << "error: " << report->environment_error << "\n";
+            return kExitEnvironment;
+        }
+        return kExitOk;
+    };
+}
+
+}  // namespace kp::cli

@@ -1,0 +1,590 @@
+#include "cli/profile_pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "analysis/feedback.h"
+#include "analysis/roofline.h"
+#include "analysis/tool_context.h"
+#include "analysis/tool_registry.h"
+#include "common/files.h"
+#include "common/process.h"
+#include "eval/protocol.h"
+#include "eval/worker_client.h"
+#include "gpu/ceilings.h"
+#include "gpu/cuda_driver.h"
+#include "gpu/helper_paths.h"
+#include "gpu/nvml_library.h"
+#include "gpu/occupancy.h"
+#include "gpu/timeline.h"
+#include "profile/ncu_collector.h"
+#include "profile/ptxas_report.h"
+#include "profile/sass_collector.h"
+#include "profile/sass_summary.h"
+#include "profile/tool_locator.h"
+
+namespace kp::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+bool wants(const ProfileOptions& o, const char* collector) { return o.collectors.count(collector) > 0; }
+
+// ---- adapters from kp_gpu types to the analysis library's own structs ----
+
+analysis::DeviceCeilings to_analysis_ceilings(const gpu::DeviceCeilings& c) {
+    analysis::DeviceCeilings out = analysis::h200_datasheet_ceilings();
+    out.name = c.label.empty() ? c.device.name : c.label;
+    if (auto v = c.value("dram_copy")) out.dram_bytes_per_second = *v;
+    if (auto v = c.value("l2_read")) out.l2_bytes_per_second = *v;
+    if (auto v = c.value("fp32_fma")) {
+        out.fp32_flops = *v;
+        // The FLOP/s figures hold at the clock measured while they ran.
+        if (const gpu::Ceiling* f = c.find("fp32_fma"); f && f->sm_clock_mhz_mean) out.sm_clock_hz = *f->sm_clock_mhz_mean * 1e6;
+    }
+    if (auto v = c.value("fp64_fma")) out.fp64_flops = *v;
+    if (auto v = c.value("tensor_bf16")) out.bf16_tensor_flops = *v;
+    const gpu::DeviceInfo& d = c.device;
+    if (d.sm_count > 0) out.sm_count = d.sm_count;
+    if (d.l2_cache_bytes > 0) out.l2_bytes = static_cast<double>(d.l2_cache_bytes);
+    if (d.shared_memory_per_sm_bytes > 0) out.shared_bytes_per_sm = static_cast<double>(d.shared_memory_per_sm_bytes);
+    if (d.registers_per_sm > 0) out.registers_per_sm = d.registers_per_sm;
+    if (d.max_warps_per_sm > 0) out.max_warps_per_sm = d.max_warps_per_sm;
+    if (d.max_blocks_per_sm > 0) out.max_blocks_per_sm = d.max_blocks_per_sm;
+    return out;
+}
+
+analysis::OccupancyInfo to_analysis_occupancy(const gpu::OccupancyResult& r, const gpu::OccupancyLimits& limits,
+                                              const gpu::LaunchConfiguration& launch) {
+    analysis::OccupancyInfo info;
+    info.block_size = launch.threads_per_block;
+    info.registers_per_thread = launch.registers_per_thread;
+    info.shared_bytes_per_block = static_cast<double>(launch.static_shared_memory_bytes + launch.dynamic_shared_memory_bytes);
+    info.block_limits = {{"warps", r.blocks_limit_warps},
+                         {"registers", r.blocks_limit_registers},
+                         {"shared_memory", r.blocks_limit_shared_memory},
+                         {"blocks", r.blocks_limit_blocks}};
+    info.theoretical_warps_per_sm = r.active_warps_per_sm;
+    info.max_warps_per_sm = limits.max_warps_per_sm;
+    return info;
+}
+
+analysis::TimelineSummary to_analysis_timeline(const gpu::TimelineSummary& s) {
+    analysis::TimelineSummary t;
+    const double calls = std::max(1, s.calls);
+    t.kernel_launches = static_cast<int>(std::lround(s.kernels_per_call));
+    t.kernel_seconds = s.kernel_duration.total_ns * 1e-9 / calls;
+    t.span_seconds = s.gpu_span_ns * 1e-9 / calls;
+    t.median_kernel_seconds = s.kernel_duration.median_ns * 1e-9;
+    t.mean_launch_latency_seconds = s.launch_overhead.mean_ns * 1e-9;
+    t.memcpy_count = static_cast<int>(std::lround(s.memcpy_total.count / calls));
+    t.memcpy_seconds = s.memcpy_total.total_ns * 1e-9 / calls;
+    t.host_synchronizations = static_cast<int>(std::lround(s.host_synchronization_calls / calls));
+    return t;
+}
+
+// ---- environment ----
+
+struct Ceilings {
+    analysis::DeviceCeilings value = analysis::h200_datasheet_ceilings();
+    std::string source;
+    gpu::OccupancyLimits limits = gpu::OccupancyLimits::sm90();
+    bool gpu_present = false;
+    std::string gpu_error;
+};
+
+Ceilings load_ceilings() {
+    Ceilings c;
+    auto driver = gpu::CudaDriver::load();
+    if (!driver) {
+        c.gpu_error = driver.error().message;
+        c.source = "datasheet (H200 SXM; " + c.gpu_error + ")";
+        return c;
+    }
+    auto info = driver->device_info(0);
+    if (!info) {
+        c.gpu_error = info.error().message;
+        c.source = "datasheet (H200 SXM; " + c.gpu_error + ")";
+        return c;
+    }
+    c.gpu_present = true;
+    c.limits = gpu::OccupancyLimits::from_device(*info);
+    std::string driver_version;
+    if (auto nvml = gpu::Nvml::load()) driver_version = nvml->driver_version();
+    if (driver_version.empty()) driver_version = "cuda" + gpu::format_cuda_version(driver->driver_version());
+    fs::path path = gpu::ceilings_cache_path(cache_directory(), info->name, driver_version);
+    if (auto text = read_text_file(path)) {
+        if (auto parsed = gpu::parse_ceilings_json(*text)) {
+            c.value = to_analysis_ceilings(*parsed);
+            c.source = "measured (" + path.string() + ")";
+            return c;
+        }
+    }
+    c.source = "datasheet (H200 SXM; run `kernelpro device` to measure " + info->name + ")";
+    return c;
+}
+
+// ncu must not profile the worker's input generation and warm-up: --profile-from-start off. The
+// collector does not add it, so a tiny wrapper inserts it into profiling runs (not imports).
+Result<fs::path> make_ncu_wrapper(const fs::path& dir, const std::string& ncu) {
+    fs::path wrapper = dir / "ncu";
+    std::string text = "#!/bin/sh\nif [ \"$1\" = --import ]; then exec " + shell_quote(ncu) + " \"$@\"; fi\nexec " +
+                       shell_quote(ncu) + " --profile-from-start off \"$@\"\n";
+    if (auto s = write_file_atomically(wrapper, text); !s) return s.error();
+    fs::permissions(wrapper, fs::perms::owner_all, fs::perm_options::add);
+    return wrapper;
+}
+
+std::vector<std::string> worker_argv(const fs::path& worker, const fs::path& request) {
+    return {"/bin/bash", "-c", "exec " + shell_quote(worker.string()) + " --channel-fd 3 3>/dev/null < " + shell_quote(request.string())};
+}
+
+Result<fs::path> write_request(const fs::path& dir, const std::string& name, const TaskSpec& task, const BuildOutcome& build,
+                               int iterations) {
+    WorkerRequest request;
+    request.mode = "profile_run";
+    request.task = to_json(task);
+    request.candidate_library = build.library.string();
+    request.seed = 42;
+    request.profile_iterations = iterations;
+    fs::path path = dir / name;
+    if (auto s = write_file_atomically(path, to_json(request).dump()); !s) return s.error();
+    return path;
+}
+
+int parse_block_threads(const std::string& block) {
+    // "(256, 1, 1)" -> 256
+    int product = 1, count = 0;
+    std::string digits;
+    for (char ch : block + ",") {
+        if (std::isdigit(static_cast<unsigned char>(ch))) digits += ch;
+        else if (!digits.empty()) {
+            product *= std::stoi(digits);
+            digits.clear();
+            ++count;
+        }
+    }
+    return count ? product : 0;
+}
+
+std::string short_name(const std::string& name) {
+    auto paren = name.find('(');
+    return paren == std::string::npos ? name : name.substr(0, paren);
+}
+
+// Run the tools that can judge from SASS/ptxas/occupancy alone (no roofline): the offline path.
+analysis::Diagnosis diagnose_offline(const analysis::ProfileData& data, const ProfileOptions& options) {
+    analysis::Diagnosis d;
+    d.kernel_name = data.kernel_name;
+    d.roofline.reason = "no ncu metrics: roofline not measured";
+    analysis::ToolContext context(data, d.roofline);
+    for (const analysis::MicroTool* tool : analysis::default_tool_registry().all()) {
+        if (!options.tools.empty() && std::find(options.tools.begin(), options.tools.end(), tool->name()) == options.tools.end())
+            continue;
+        auto needs = tool->needs();
+        if ((needs.sass && !data.sass) || needs.timeline) {
+            d.tools_without_data.emplace_back(tool->name());
+            continue;
+        }
+        d.tools_run.emplace_back(tool->name());
+        auto finding = tool->diagnose(context);
+        if (!finding) continue;
+        finding->tool = std::string(tool->name());
+        finding->estimated_gain = std::clamp(finding->estimated_gain, 0.0, 0.95);
+        finding->severity = analysis::severity_for_gain(finding->estimated_gain);
+        d.findings.push_back(std::move(*finding));
+    }
+    std::stable_sort(d.findings.begin(), d.findings.end(),
+                     [](const analysis::Finding& a, const analysis::Finding& b) { return a.estimated_gain > b.estimated_gain; });
+    return d;
+}
+
+void merge_metrics(profile::KernelMetrics& into, const profile::KernelMetrics& from) {
+    for (const auto& [name, value] : from.metrics) into.metrics.insert_or_assign(name, value);
+}
+
+}  // namespace
+
+Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options) {
+    if (!build.ok()) return make_error("the candidate did not build: " + build.message);
+    auto start = Clock::now();
+    auto progress = [&](const std::string& line) {
+        if (options.on_progress) options.on_progress(line);
+    };
+    ProfileReport report;
+    report.task = task.name;
+    report.candidate = build.source_copy.string();
+    for (const auto& c : options.collectors)
+        if (!all_profile_collectors().count(c)) return make_error("unknown collector '" + c + "' (known: ncu, sass, ptxas, timeline, occupancy)");
+    for (const auto& t : options.tools)
+        if (!analysis::default_tool_registry().find(t)) return make_error("unknown tool '" + t + "' (see --list-tools)");
+
+    Ceilings ceilings = load_ceilings();
+    report.ceilings_source = ceilings.source;
+
+    // ---- offline collectors ----
+    std::optional<profile::SassCollection> sass;
+    if (wants(options, "sass")) {
+        progress("sass: disassembling " + build.library.filename().string());
+        profile::SassCollector collector;
+        auto collected = collector.collect({build.library, build.key});
+        if (collected) sass = std::move(*collected);
+        else report.notes.push_back("sass: " + collected.error().message);
+    }
+    std::optional<profile::PtxasReport> ptxas;
+    if (wants(options, "ptxas")) {
+        auto parsed = profile::parse_ptxas_report(build.ptxas_report);
+        if (parsed && !parsed->functions.empty()) ptxas = std::move(*parsed);
+        else report.notes.push_back("ptxas: no resource report in the build log");
+    }
+    auto base_data = [&](const std::string& kernel_name) {
+        analysis::ProfileData data;
+        data.kernel_name = kernel_name;
+        data.ceilings = ceilings.value;
+        if (task.cost.flops > 0) data.task.min_flops = task.cost.flops;
+        if (task.cost.bytes > 0) data.task.min_bytes = task.cost.bytes;
+        const std::string& p = task.cost.precision;
+        data.task.precision = p == "f64" ? analysis::FlopPrecision::fp64
+                            : p == "bf16" || p == "f16" ? analysis::FlopPrecision::bf16_tensor
+                            : p == "tf32" ? analysis::FlopPrecision::tf32_tensor
+                                          : analysis::FlopPrecision::fp32;
+        if (sass)
+            if (const profile::SassFunction* f = sass->find_function(kernel_name)) {
+                data.sass_function = *f;
+                data.sass = profile::summarize_sass(*f);
+            }
+        if (ptxas) {
+            const profile::PtxasFunction* f = ptxas->find(kernel_name);
+            if (!f && data.sass_function) f = ptxas->find(data.sass_function->name);
+            if (f) data.ptxas = *f;
+        }
+        return data;
+    };
+    // Entry kernels by mangled name, from ptxas (else SASS).
+    std::vector<std::string> entry_kernels;
+    if (ptxas)
+        for (const auto& f : ptxas->functions)
+            if (f.entry && std::find(entry_kernels.begin(), entry_kernels.end(), f.name) == entry_kernels.end()) entry_kernels.push_back(f.name);
+    if (entry_kernels.empty() && sass)
+        for (const auto& cubin : sass->cubins)
+            for (const auto& f : cubin.program.functions) entry_kernels.push_back(f.name);
+
+    auto offline_report = [&](const std::string& why) -> Result<ProfileReport> {
+        report.environment_error = why;
+        for (const std::string& name : entry_kernels) {
+            KernelDiagnosis k;
+            k.diagnosis = diagnose_offline(base_data(name), options);
+            report.kernels.push_back(std::move(k));
+        }
+        report.seconds = since(start);
+        return report;
+    };
+
+    // ---- GPU collectors ----
+    const bool need_gpu = wants(options, "ncu") || wants(options, "timeline");
+    if (!need_gpu) return offline_report("");
+    if (!ceilings.gpu_present)
+        return offline_report(ceilings.gpu_error + "; ncu counters, the roofline, occupancy with the real launch and "
+                              "the timeline need a GPU: showing the SASS/ptxas findings only");
+    auto worker = find_worker_executable();
+    if (!worker) return offline_report("kernelpro-worker not found: " + worker.error().message);
+    auto scratch = make_temp_directory("kp-profile-");
+    if (!scratch) return scratch.error();
+    struct Cleanup {
+        fs::path dir;
+        ~Cleanup() { std::error_code ec; fs::remove_all(dir, ec); }
+    } cleanup{*scratch};
+
+    std::vector<analysis::ProfileData> kernels;
+    std::optional<profile::NcuCollector> ncu;
+    std::vector<std::string> stage1_metrics;
+    fs::path request1;
+    if (wants(options, "ncu")) {
+        std::string ncu_path = options.ncu_path;
+        if (ncu_path.empty()) {
+            auto located = profile::require_nvidia_tool("ncu");
+            if (!located) return offline_report("ncu not found: " + located.error().message);
+            ncu_path = *located;
+        }
+        auto wrapper = make_ncu_wrapper(*scratch, ncu_path);
+        if (!wrapper) return wrapper.error();
+        ncu.emplace(wrapper->string());
+        auto req = write_request(*scratch, "request1.json", task, build, 1);
+        if (!req) return req.error();
+        request1 = *req;
+        stage1_metrics = analysis::roofline_metric_names();
+        for (const char* m : {"launch__block_size", "launch__grid_size", "launch__registers_per_thread",
+                              "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
+                              "launch__waves_per_multiprocessor"})
+            if (std::find(stage1_metrics.begin(), stage1_metrics.end(), m) == stage1_metrics.end()) stage1_metrics.push_back(m);
+        profile::NcuRequest request;
+        request.metrics = stage1_metrics;
+        request.program_argv = worker_argv(*worker, request1);
+        request.launch_count = options.max_kernels;
+        request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
+        progress(fmt::format("ncu stage 1: {} roofline metrics", request.metrics.size()));
+        auto result = ncu->collect(request);
+        if (!result) return offline_report("ncu stage 1 failed: " + result.error().message);
+        report.ncu_runs++;
+        report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, false);
+        report.commands.insert(report.commands.end(), result->commands.begin(), result->commands.end());
+        for (const auto& k : result->kernels) {
+            auto data = base_data(k.name);
+            data.metrics = k;
+            kernels.push_back(std::move(data));
+        }
+    }
+
+    // Occupancy: ptxas resources + the real launch configuration (ncu's block size).
+    if (wants(options, "occupancy"))
+        for (auto& data : kernels) {
+            gpu::LaunchConfiguration launch;
+            launch.threads_per_block = data.metrics ? parse_block_threads(data.metrics->block) : 0;
+            if (launch.threads_per_block <= 0 && data.metrics)
+                launch.threads_per_block = static_cast<int>(data.metrics->number("launch__block_size").value_or(0));
+            launch.registers_per_thread = data.ptxas ? data.ptxas->registers
+                                                     : static_cast<int>(data.metrics->number("launch__registers_per_thread").value_or(0));
+            launch.static_shared_memory_bytes = data.ptxas ? data.ptxas->shared_bytes
+                                                           : static_cast<long>(data.metrics->number("launch__shared_mem_per_block_static").value_or(0));
+            launch.dynamic_shared_memory_bytes = static_cast<long>(data.metrics->number("launch__shared_mem_per_block_dynamic").value_or(0));
+            if (launch.threads_per_block <= 0) continue;
+            auto occ = gpu::compute_occupancy(ceilings.limits, launch);
+            if (occ) {
+                data.occupancy = to_analysis_occupancy(*occ, ceilings.limits, launch);
+                if (auto achieved = data.metrics->number("sm__warps_active.avg.per_cycle_active")) data.occupancy->achieved_warps_per_sm = *achieved;
+            } else if (auto fallback = analysis::occupancy_from_metrics(*data.metrics, ceilings.value)) {
+                data.occupancy = *fallback;
+            }
+        }
+
+    // Timeline: the worker under the CUPTI injection library.
+    if (wants(options, "timeline")) {
+        auto library = gpu::find_helper("libkp_timeline.so");
+        auto req = write_request(*scratch, "request_timeline.json", task, build, options.timeline_iterations);
+        if (!library) report.notes.push_back("timeline: libkp_timeline.so not found (set KERNELPRO_HELPER_DIR)");
+        else if (req) {
+            progress("timeline: CUPTI activity trace");
+            fs::path out = *scratch / "timeline.json";
+            ProcessOptions po;
+            po.timeout = std::chrono::seconds(120);
+            po.extra_environment = {{"CUDA_INJECTION64_PATH", library->string()}, {"KP_TIMELINE_OUT", out.string()}};
+            auto run = run_process(worker_argv(*worker, *req), po);
+            auto text = read_text_file(out);
+            auto timeline = text ? gpu::parse_timeline_json(*text) : Result<gpu::Timeline>(text.error());
+            if (!run || !run->succeeded()) report.notes.push_back("timeline: the worker run failed" + (run ? ": " + run->describe_failure() : ": " + run.error().message));
+            else if (!timeline) report.notes.push_back("timeline: " + timeline.error().message);
+            else {
+                // Keep the candidate's kernels only (the worker's input generation also launches
+                // kernels), and the transfers inside their span.
+                gpu::Timeline t = *timeline;
+                std::set<std::string> ours(entry_kernels.begin(), entry_kernels.end());
+                std::erase_if(t.kernels, [&](const gpu::TimelineKernel& k) { return !ours.empty() && !ours.count(k.name); });
+                if (!t.kernels.empty()) {
+                    std::uint64_t lo = UINT64_MAX, hi = 0;
+                    for (const auto& k : t.kernels) lo = std::min(lo, k.start_ns), hi = std::max(hi, k.end_ns);
+                    std::erase_if(t.memcpys, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
+                    std::erase_if(t.memsets, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
+                    std::erase_if(t.synchronizations, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
+                    std::erase_if(t.runtime_api, [&](const auto& m) { return m.end_ns < lo || m.start_ns > hi; });
+                    auto summary = to_analysis_timeline(gpu::summarize_timeline(t, options.timeline_iterations + 1));
+                    if (kernels.empty()) {
+                        auto data = base_data(entry_kernels.empty() ? std::string("candidate") : entry_kernels.front());
+                        kernels.push_back(std::move(data));
+                    }
+                    for (auto& data : kernels) data.timeline = summary;
+                } else {
+                    report.notes.push_back("timeline: no kernel of the candidate in the trace");
+                }
+            }
+        } else {
+            report.notes.push_back("timeline: " + req.error().message);
+        }
+    }
+
+    // Longest first.
+    std::stable_sort(kernels.begin(), kernels.end(), [](const analysis::ProfileData& a, const analysis::ProfileData& b) {
+        double da = a.metrics ? a.metrics->number("gpu__time_duration.sum").value_or(0) : 0;
+        double db = b.metrics ? b.metrics->number("gpu__time_duration.sum").value_or(0) : 0;
+        return da > db;
+    });
+
+    // ---- classify; stage 2 for each kernel class ----
+    analysis::DiagnosisOptions diag_options;
+    diag_options.only_tools = options.tools;
+    std::vector<std::optional<analysis::RooflineResult>> rooflines(kernels.size());
+    std::vector<analysis::ProfilingPlan> plans(kernels.size());
+    std::vector<std::string> extra_metrics;
+    bool source_page = false;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        if (!kernels[i].metrics) continue;
+        auto roofline = analysis::classify_roofline(kernels[i]);
+        if (!roofline) {
+            report.notes.push_back("roofline " + short_name(kernels[i].kernel_name) + ": " + roofline.error().message);
+            continue;
+        }
+        rooflines[i] = *roofline;
+        std::vector<const analysis::MicroTool*> tools;
+        if (options.tools.empty()) tools = analysis::default_tool_registry().for_class(roofline->kind);
+        else
+            for (const auto& name : options.tools) tools.push_back(analysis::default_tool_registry().find(name));
+        analysis::PlanBudget budget;
+        budget.max_replay_passes = std::max(0, options.budget_passes - report.estimated_passes);
+        budget.max_seconds = std::max(0.0, options.budget_seconds - since(start));
+        analysis::PlanInputs inputs;
+        inputs.kernel_seconds = std::max(1e-6, roofline->duration_seconds);
+        inputs.sass_cached = true;
+        plans[i] = analysis::plan_profiling(roofline->kind, tools, budget, inputs);
+        for (const auto& m : plans[i].metrics)
+            if (std::find(stage1_metrics.begin(), stage1_metrics.end(), m) == stage1_metrics.end() &&
+                std::find(extra_metrics.begin(), extra_metrics.end(), m) == extra_metrics.end())
+                extra_metrics.push_back(m);
+        source_page = source_page || plans[i].source_page;
+    }
+    if (ncu && (!extra_metrics.empty() || source_page)) {
+        profile::NcuRequest request;
+        request.metrics = extra_metrics;
+        request.source_page = source_page;
+        request.program_argv = worker_argv(*worker, request1);
+        request.launch_count = options.max_kernels;
+        request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
+        progress(fmt::format("ncu stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page" : ""));
+        auto result = ncu->collect(request);
+        if (!result) report.notes.push_back("ncu stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
+        else {
+            report.ncu_runs++;
+            report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, source_page);
+            report.commands.insert(report.commands.end(), result->commands.begin(), result->commands.end());
+            for (auto& data : kernels) {
+                if (!data.metrics) continue;
+                // Same launches in the same order: match by id, then by name.
+                const profile::KernelMetrics* match = nullptr;
+                for (const auto& k : result->kernels)
+                    if (k.id == data.metrics->id && k.name == data.metrics->name) match = &k;
+                for (const auto& k : result->kernels)
+                    if (!match && k.name == data.metrics->name) match = &k;
+                if (match) merge_metrics(*data.metrics, *match);
+                for (const auto& page : result->source_pages)
+                    if (short_name(page.kernel_name) == short_name(data.kernel_name) && !data.source) data.source = page;
+            }
+        }
+    }
+
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        KernelDiagnosis k;
+        if (kernels[i].metrics) {
+            auto d = analysis::diagnose(kernels[i], analysis::default_tool_registry(), diag_options);
+            if (!d) {
+                report.notes.push_back("diagnose " + short_name(kernels[i].kernel_name) + ": " + d.error().message);
+                k.diagnosis = diagnose_offline(kernels[i], options);
+            } else {
+                k.diagnosis = std::move(*d);
+                k.roofline_known = true;
+            }
+        } else {
+            auto d = analysis::diagnose(kernels[i], analysis::default_tool_registry(), diag_options);  // timeline only
+            k.diagnosis = d ? std::move(*d) : diagnose_offline(kernels[i], options);
+        }
+        k.stage2_tools = plans[i].tools;
+        k.stage2_dropped = plans[i].dropped;
+        report.kernels.push_back(std::move(k));
+    }
+    report.seconds = since(start);
+    return report;
+}
+
+Result<analysis::Diagnosis> profile_candidate(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options) {
+    auto report = profile_candidate_report(task, build, options);
+    if (!report) return report.error();
+    if (report->kernels.empty())
+        return make_error(report->environment_error.empty() ? "profile: no kernel was profiled" : report->environment_error);
+    return report->kernels.front().diagnosis;
+}
+
+// ---- rendering ----
+
+std::string render_profile_text(const ProfileReport& report) {
+    std::ostringstream out;
+    out << fmt::format("kernelpro profile: {} ({})\n", report.task, report.candidate);
+    out << "ceilings: " << report.ceilings_source << "\n";
+    if (!report.environment_error.empty()) out << "note: " << report.environment_error << "\n";
+    for (const auto& note : report.notes) out << "note: " << note << "\n";
+    for (const auto& k : report.kernels) {
+        out << "\n";
+        if (k.roofline_known) out << analysis::render_terminal_report(k.diagnosis);
+        else {
+            out << fmt::format("kernel {} (offline: SASS/ptxas only, no roofline; gains estimated without counters)\n", short_name(k.diagnosis.kernel_name));
+            if (k.diagnosis.findings.empty()) out << "  no findings\n";
+            for (const auto& f : k.diagnosis.findings) {
+                out << fmt::format("  [{}] {} (est. gain {}): {}\n", analysis::to_string(f.severity), f.tool,
+                                   analysis::format_percent(f.estimated_gain), f.summary);
+                if (!f.guidance.empty()) out << "      -> " << f.guidance << "\n";
+            }
+        }
+        if (!k.stage2_dropped.empty()) {
+            out << "  dropped for the budget:";
+            for (const auto& t : k.stage2_dropped) out << " " << t;
+            out << "\n";
+        }
+    }
+    out << fmt::format("\nprofiling cost: {:.1f} s, {} ncu run(s), ~{} replay passes\n", report.seconds, report.ncu_runs,
+                       report.estimated_passes);
+    return out.str();
+}
+
+nlohmann::json profile_report_json(const ProfileReport& report) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : report.kernels) {
+        nlohmann::json j = analysis::to_json(k.diagnosis);
+        j["roofline_known"] = k.roofline_known;
+        j["stage2_tools"] = k.stage2_tools;
+        j["stage2_dropped"] = k.stage2_dropped;
+        kernels.push_back(std::move(j));
+    }
+    return {{"schema", "kernelpro.profile/1"},
+            {"task", report.task},
+            {"candidate", report.candidate},
+            {"ceilings", report.ceilings_source},
+            {"environment_error", report.environment_error},
+            {"notes", report.notes},
+            {"kernels", kernels},
+            {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"estimated_replay_passes", report.estimated_passes}}},
+            {"commands", report.commands}};
+}
+
+std::string render_profile_feedback(const ProfileReport& report) {
+    std::string out;
+    for (const auto& k : report.kernels) out += analysis::render_llm_feedback(k.diagnosis);
+    return out;
+}
+
+std::string render_tool_list() {
+    std::string out;
+    for (const analysis::MicroTool* tool : analysis::default_tool_registry().all()) {
+        std::string classes;
+        for (auto c : tool->classes()) classes += (classes.empty() ? "" : ",") + std::string(analysis::to_string(c));
+        auto needs = tool->needs();
+        std::vector<std::string> data;
+        if (!needs.metrics.empty()) data.push_back(fmt::format("ncu({} metrics)", needs.metrics.size()));
+        if (needs.sass) data.push_back("sass");
+        if (needs.ptxas) data.push_back("ptxas");
+        if (needs.source_page) data.push_back("source-page");
+        if (needs.timeline) data.push_back("timeline");
+        if (needs.occupancy) data.push_back("occupancy");
+        std::string joined;
+        for (const auto& d : data) joined += (joined.empty() ? "" : ",") + d;
+        out += fmt::format("{:<28} classes={:<55} needs={}\n", tool->name(), classes, joined.empty() ? "-" : joined);
+    }
+    return out;
+}
+
+}  // namespace kp::cli

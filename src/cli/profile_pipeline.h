@@ -1,0 +1,73 @@
+// The profiling pipeline behind `kernelpro profile` (and, later, `optimize`): given a task and a
+// built candidate, collect what the tools need and diagnose every kernel of one call.
+//   stage 1: ncu with the roofline counters on the worker's profile_run (one call, the warm-up is
+//            outside the profiler range), SASS and ptxas from the build (no GPU), occupancy from
+//            ptxas resources + ncu's launch configuration, an optional CUPTI timeline;
+//   classify each kernel on the roofline;
+//   stage 2: plan_profiling for the class, within the budget left -> a second ncu pass with the
+//            extra metrics (and the source page when a tool asks for it); diagnose and rank.
+// Without a GPU or ncu the GPU stages are skipped with the reason, and the tools that can judge
+// from SASS and ptxas alone still run (environment_error then says what needed the GPU).
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/diagnosis.h"
+#include "analysis/planner.h"
+#include "build/candidate_builder.h"
+#include "common/result.h"
+#include "task/task_spec.h"
+
+namespace kp::cli {
+
+inline const std::set<std::string>& all_profile_collectors() {
+    static const std::set<std::string> names = {"ncu", "sass", "ptxas", "timeline", "occupancy"};
+    return names;
+}
+
+struct ProfileOptions {
+    std::string ncu_path;                  // empty: located (KERNELPRO_NCU, PATH, ...)
+    std::vector<std::string> tools;        // empty: the tools of each kernel's roofline class
+    std::set<std::string> collectors = all_profile_collectors();
+    double budget_seconds = 120.0;         // all profiling together
+    int budget_passes = 40;                // ncu replay passes, both stages together
+    int max_kernels = 16;                  // kernel launches of one call to profile
+    int timeline_iterations = 5;
+    std::function<void(const std::string&)> on_progress;
+};
+
+struct KernelDiagnosis {
+    analysis::Diagnosis diagnosis;
+    bool roofline_known = false;           // false: offline (SASS/ptxas only) diagnosis
+    std::vector<std::string> stage2_tools, stage2_dropped;
+};
+
+struct ProfileReport {
+    std::string task, candidate;
+    std::vector<KernelDiagnosis> kernels;  // by duration, longest first (offline: by name)
+    std::string ceilings_source;           // "measured ..." or "datasheet ..."
+    std::vector<std::string> notes;        // skipped collectors and why
+    std::string environment_error;         // non-empty: a GPU stage could not run (exit 3)
+    double seconds = 0;                    // wall time of the profiling (not the build)
+    int ncu_runs = 0;
+    int estimated_passes = 0;              // replay passes, by our model
+    std::vector<std::string> commands;     // ncu command lines that ran
+};
+
+Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options);
+
+// The main (longest) kernel's diagnosis; an error when nothing could be diagnosed.
+Result<analysis::Diagnosis> profile_candidate(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options);
+
+std::string render_profile_text(const ProfileReport& report);
+nlohmann::json profile_report_json(const ProfileReport& report);
+std::string render_profile_feedback(const ProfileReport& report);
+// One line per registered tool: name, classes, data it needs.
+std::string render_tool_list();
+
+}  // namespace kp::cli
