@@ -15,7 +15,7 @@ nlohmann::json to_json(const WorkerRequest& r) {
             {"trials", r.trials},
             {"timing",
              {{"enabled", r.timing.enabled}, {"warmup_calls", r.timing.warmup_calls}, {"input_sets", r.timing.input_sets},
-              {"min_samples", s.min_samples}, {"max_samples", s.max_samples}, {"max_noise", s.max_noise},
+              {"min_samples", s.min_samples}, {"max_samples", s.max_samples}, {"max_noise", s.max_noise}, {"max_standard_error", s.max_standard_error},
               {"min_seconds", s.min_seconds}, {"max_seconds", s.max_seconds}, {"host_factor", r.timing.host_factor},
               {"host_slack_seconds", r.timing.host_slack_seconds}}},
             {"call_timeout_seconds", r.call_timeout_seconds},
@@ -45,6 +45,7 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
         s.min_samples = t.value("min_samples", s.min_samples);
         s.max_samples = t.value("max_samples", s.max_samples);
         s.max_noise = t.value("max_noise", s.max_noise);
+        s.max_standard_error = t.value("max_standard_error", s.max_standard_error);
         s.min_seconds = t.value("min_seconds", s.min_seconds);
         s.max_seconds = t.value("max_seconds", s.max_seconds);
         r.timing.host_factor = t.value("host_factor", r.timing.host_factor);

@@ -58,6 +58,8 @@ StoppingRule::Verdict StoppingRule::decide(const std::vector<double>& samples, d
     if (samples.size() < min_samples || measured_seconds < min_seconds) return Verdict::Continue;
     double noise = relative_stddev(samples);
     if (noise < max_noise) return Verdict::Converged;
+    if (max_standard_error > 0 && noise / std::sqrt(static_cast<double>(samples.size())) < max_standard_error)
+        return Verdict::StandardError;
     // Noise settled: the noise estimate over the last windows moves by under 5% of itself.
     constexpr size_t kWindow = 16;
     if (samples.size() >= 4 * kWindow) {
@@ -73,6 +75,7 @@ const char* verdict_name(StoppingRule::Verdict v) {
     switch (v) {
         case StoppingRule::Verdict::Continue: return "continue";
         case StoppingRule::Verdict::Converged: return "converged";
+        case StoppingRule::Verdict::StandardError: return "standard_error";
         case StoppingRule::Verdict::NoiseSettled: return "noise_settled";
         case StoppingRule::Verdict::TimeCap: return "time_cap";
         case StoppingRule::Verdict::SampleCap: return "sample_cap";

@@ -31,9 +31,29 @@ TEST(StoppingRule, NeedsMinimumsThenStopsOnLowNoise) {
     EXPECT_EQ(rule.decide(steady, 0.002, 0.1), StoppingRule::Verdict::Converged);
 }
 
+TEST(StoppingRule, StandardErrorEndsSteadyJitteryRuns) {
+    StoppingRule rule;
+    rule.min_seconds = 0;
+    std::mt19937 rng(3);
+    std::normal_distribution<double> jitter(1.0, 0.006);  // 0.6% noise: never under 0.5% reliably
+    std::vector<double> samples;
+    StoppingRule::Verdict v = StoppingRule::Verdict::Continue;
+    while (v == StoppingRule::Verdict::Continue && samples.size() < 5000) {
+        samples.push_back(jitter(rng));
+        v = rule.decide(samples, 1.0, 0.0);
+    }
+    if (v == StoppingRule::Verdict::StandardError) {
+        EXPECT_GE(samples.size(), 30u);  // 0.6% / sqrt(n) < 0.1% needs n > 36, give or take the noise estimate
+        EXPECT_LE(samples.size(), 80u);
+    } else {
+        EXPECT_EQ(v, StoppingRule::Verdict::Converged);
+    }
+}
+
 TEST(StoppingRule, NoisyRunsStopAtTheCapOrWhenNoiseSettles) {
     StoppingRule rule;
     rule.min_seconds = 0;
+    rule.max_standard_error = 0;  // this test is about the settled-noise rule
     std::mt19937 rng(7);
     std::normal_distribution<double> noisy(1.0, 0.1);  // 10% noise never converges to 0.5%
     std::vector<double> samples;

@@ -340,9 +340,9 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         measured += cand.event_seconds;
         double wall = std::chrono::duration<double>(Clock::now() - timing_start).count();
         verdict = request.timing.stopping.decide(candidate_times, measured, wall);
-        if (verdict == StoppingRule::Verdict::Converged && baseline &&
-            summarize(baseline_times).relative_stddev >= request.timing.stopping.max_noise)
-            verdict = StoppingRule::Verdict::Continue;  // the speedup needs both sides steady
+        if ((verdict == StoppingRule::Verdict::Converged || verdict == StoppingRule::Verdict::StandardError) && baseline &&
+            request.timing.stopping.decide(baseline_times, measured, wall) == StoppingRule::Verdict::Continue)
+            verdict = StoppingRule::Verdict::Continue;  // the speedup needs both sides pinned down
         if (std::chrono::duration<double>(Clock::now() - last_progress).count() > 0.5) {
             last_progress = Clock::now();
             channel.progress("timing", {{"samples", candidate_times.size()}, {"median_s", summarize(candidate_times).median}});
