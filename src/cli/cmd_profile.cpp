@@ -21,7 +21,7 @@ namespace kp::cli {
 
 namespace {
 struct ProfileArgs {
-    std::string task, candidate, ncu;
+    std::string task, candidate, ncu, request_file;
     std::vector<std::string> params, tools, collectors;
     bool json = false, feedback = false, list_tools = false, quiet = false;
     double budget_seconds = 120.0;
@@ -54,6 +54,7 @@ Handler register_profile(CLI::App& root) {
     cmd->add_option("--budget-passes", a->budget_passes, "ncu replay-pass budget, both stages")->capture_default_str();
     cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)");
     cmd->add_option("--ncu", a->ncu, "Path of ncu (default: KERNELPRO_NCU, PATH, the usual install folders)");
+    cmd->add_option("--keep-request", a->request_file, "Write the worker's profile_run request here and keep it (the ncu commands in --json then re-run as recorded)");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
     return [a]() -> int {
         if (a->list_tools) {
@@ -74,6 +75,7 @@ Handler register_profile(CLI::App& root) {
         }
         ProfileOptions options;
         options.ncu_path = a->ncu;
+        options.request_file = a->request_file;
         options.tools = split_commas(a->tools);
         auto collectors = split_commas(a->collectors);
         if (!collectors.empty()) options.collectors = std::set<std::string>(collectors.begin(), collectors.end());

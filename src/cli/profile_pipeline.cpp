@@ -224,6 +224,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     ProfileReport report;
     report.task = task.name;
     report.candidate = build.source_copy.string();
+    report.library = build.library.string();
     for (const auto& c : options.collectors)
         if (!all_profile_collectors().count(c)) return make_error("unknown collector '" + c + "' (known: ncu, sass, ptxas, timeline, occupancy)");
     for (const auto& t : options.tools)
@@ -309,6 +310,16 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     std::optional<profile::NcuCollector> ncu;
     std::vector<std::string> stage1_metrics;
     fs::path request1;
+    std::pair<std::string, std::string> ncu_display;  // wrapper path -> what it runs, for the record
+    auto record = [&](const std::vector<std::string>& commands) {
+        for (std::string c : commands) {
+            if (!ncu_display.first.empty() && c.rfind(ncu_display.first, 0) == 0) {
+                c = c.substr(ncu_display.first.size());
+                c = (c.rfind(" --import", 0) == 0 ? ncu_display.second.substr(0, ncu_display.second.find(" --profile-from-start")) : ncu_display.second) + c;
+            }
+            report.commands.push_back(c);
+        }
+    };
     if (wants(options, "ncu")) {
         std::string ncu_path = options.ncu_path;
         if (ncu_path.empty()) {
@@ -319,7 +330,11 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         auto wrapper = make_ncu_wrapper(*scratch, ncu_path);
         if (!wrapper) return wrapper.error();
         ncu.emplace(wrapper->string());
-        auto req = write_request(*scratch, "request1.json", task, build, 1);
+        ncu_display = {wrapper->string(), shell_quote(ncu_path) + " --profile-from-start off"};
+        fs::path request_dir = options.request_file.empty() ? *scratch : fs::absolute(options.request_file).parent_path();
+        std::string request_name = options.request_file.empty() ? "request1.json" : options.request_file.filename().string();
+        if (!options.request_file.empty()) fs::create_directories(request_dir);
+        auto req = write_request(request_dir, request_name, task, build, 1);
         if (!req) return req.error();
         request1 = *req;
         stage1_metrics = analysis::roofline_metric_names();
@@ -337,7 +352,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         if (!result) return offline_report("ncu stage 1 failed: " + result.error().message);
         report.ncu_runs++;
         report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, false);
-        report.commands.insert(report.commands.end(), result->commands.begin(), result->commands.end());
+        record(result->commands);
         for (const auto& k : result->kernels) {
             auto data = base_data(k.name);
             data.metrics = k;
@@ -463,7 +478,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         else {
             report.ncu_runs++;
             report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, source_page);
-            report.commands.insert(report.commands.end(), result->commands.begin(), result->commands.end());
+            record(result->commands);
             for (auto& data : kernels) {
                 if (!data.metrics) continue;
                 // Same launches in the same order: match by id, then by name.
@@ -553,6 +568,7 @@ nlohmann::json profile_report_json(const ProfileReport& report) {
     return {{"schema", "kernelpro.profile/1"},
             {"task", report.task},
             {"candidate", report.candidate},
+            {"library", report.library},
             {"ceilings", report.ceilings_source},
             {"environment_error", report.environment_error},
             {"notes", report.notes},

@@ -10,6 +10,7 @@
 // from SASS and ptxas alone still run (environment_error then says what needed the GPU).
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <set>
 #include <string>
@@ -39,6 +40,9 @@ struct ProfileOptions {
     int max_kernels = 16;                  // kernel launches of one call to profile
     int timeline_iterations = 5;
     std::function<void(const std::string&)> on_progress;
+    // Where to write the worker's profile_run request (kept, so the recorded ncu commands can be
+    // re-run, e.g. by scripts/gpu-profile-check); empty: a scratch file, removed afterwards.
+    std::filesystem::path request_file;
 };
 
 struct KernelDiagnosis {
@@ -49,6 +53,7 @@ struct KernelDiagnosis {
 
 struct ProfileReport {
     std::string task, candidate;
+    std::string library;                   // the built .so that was profiled
     std::vector<KernelDiagnosis> kernels;  // by duration, longest first (offline: by name)
     std::string ceilings_source;           // "measured ..." or "datasheet ..."
     std::vector<std::string> notes;        // skipped collectors and why
