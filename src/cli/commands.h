@@ -21,6 +21,8 @@ Handler register_doctor(CLI::App& root);
 Handler register_check(CLI::App& root);
 Handler register_eval(CLI::App& root);
 Handler register_device(CLI::App& root);
+Handler register_optimize(CLI::App& root);
+Handler register_runs(CLI::App& root);
 Handler register_profile(CLI::App& root);
 
 }  // namespace kp::cli

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
     add(kp::cli::register_check(app));
     add(kp::cli::register_eval(app));
     add(kp::cli::register_device(app));
+    add(kp::cli::register_optimize(app));
+    add(kp::cli::register_runs(app));
     add(kp::cli::register_profile(app));
     try {
         app.parse(argc, argv);

@@ -1,0 +1,197 @@
+// kernelpro optimize TASK [--from KERNEL.cu] [--budget-evals N] [--budget-seconds S] [--seed N]
+//                         [--strategy mcts|greedy] [--out DIR] [--store PATH] [--llm PROVIDER:MODEL]
+// Searches parameter moves with the built-in profile-guided tuner, starting from --from, else the
+// task's candidates/tuned.cu, else its reference. Writes OUT/best.cu, OUT/best.json, OUT/summary.md.
+// Exit codes: 0 a correct kernel was found, 1 none was, 2 usage or task error, 3 environment.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <ctime>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "build/candidate_builder.h"
+#include "cli/commands.h"
+#include "cli/gpu_evaluator.h"
+#include "common/files.h"
+#include "search/proposers/parameter_space.h"
+#include "search/proposers/tuner_proposer.h"
+#include "search/search_driver.h"
+#include "store/run_store.h"
+#include "task/task_spec.h"
+
+namespace kp::cli {
+
+namespace {
+struct OptimizeArgs {
+    std::string task, from, out, store, strategy = "mcts", llm;
+    std::int64_t budget_evals = 64;
+    double budget_seconds = 0;
+    std::uint64_t seed = 0;
+    int trials = 3;
+    double max_time = 1.0, min_time = 0.05;
+    double target = 0.9;
+    bool quiet = false;
+};
+
+std::atomic<search::SearchDriver*> g_driver{nullptr};
+extern "C" void on_interrupt(int) {
+    if (auto* d = g_driver.load()) d->request_stop();
+}
+
+std::string utc_stamp() {
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+    return buf;
+}
+}  // namespace
+
+// Runs a driver to completion with the live progress line and Ctrl-C handling (also used by runs resume).
+int run_search_session(search::SearchDriver& driver, GpuEvaluator& evaluator, const std::string& task_name,
+                       const std::filesystem::path& out_dir, bool quiet,
+                       const std::function<Result<search::SearchOutcome>()>& go) {
+    bool tty = isatty(STDERR_FILENO);
+    if (!quiet) {
+        driver.set_progress_callback([tty](const search::SearchProgress& p) {
+            std::cerr << (tty ? "\r\033[K" : "") << format_progress(p) << (tty ? "" : "\n") << std::flush;
+        });
+        if (tty)
+            evaluator.set_on_start([](const search::EvaluationRequest& r) {
+                std::cerr << fmt::format("  [evaluating node {}]", r.node_id) << std::flush;
+            });
+    }
+    g_driver.store(&driver);
+    auto previous = std::signal(SIGINT, on_interrupt);
+    auto outcome = go();
+    std::signal(SIGINT, previous);
+    g_driver.store(nullptr);
+    if (!quiet && tty) std::cerr << "\n";
+    if (!outcome.ok()) {
+        std::cerr << "error: " << outcome.error().message << "\n";
+        return kExitEnvironment;
+    }
+    auto found = write_run_outputs(driver, *outcome, evaluator, task_name, out_dir);
+    if (!found.ok()) {
+        std::cerr << "error: writing results: " << found.error().message << "\n";
+        return kExitEnvironment;
+    }
+    std::cerr << fmt::format("run {}: {} after {} evaluations, {:.1f} s\n", outcome->run_id,
+                             search::stop_reason_name(outcome->stop_reason), outcome->spend.evaluations,
+                             outcome->spend.elapsed_seconds);
+    if (!outcome->stop_detail.empty()) std::cerr << "  " << outcome->stop_detail << "\n";
+    if (*found) {
+        std::cout << fmt::format("best: {:.3f}x over the baseline", outcome->best_speedup_over_baseline);
+        if (outcome->best_speedup) std::cout << fmt::format(", {:.3f}x over the reference", *outcome->best_speedup);
+        if (outcome->best_roofline_fraction)
+            std::cout << fmt::format(", {:.1f}% of the roofline floor", 100.0 * *outcome->best_roofline_fraction);
+        std::cout << "\n" << (out_dir / "best.cu").string() << "\n" << (out_dir / "summary.md").string() << "\n";
+        std::cout << fmt::format("resume with: kernelpro runs resume {}\n", outcome->run_id);
+        return kExitOk;
+    }
+    std::cout << "no correct kernel found; see " << (out_dir / "summary.md").string() << "\n";
+    if (outcome->stop_reason == search::StopReason::evaluator_error) return kExitEnvironment;
+    return kExitCandidateFailed;
+}
+
+Handler register_optimize(CLI::App& root) {
+    auto* cmd = root.add_subcommand("optimize", "Search for a faster kernel (profile-guided parameter tuner, MCTS)");
+    auto a = std::make_shared<OptimizeArgs>();
+    cmd->add_option("task", a->task, "Task folder (holding task.toml)")->required();
+    cmd->add_option("--from", a->from, "Start from this kernel (default: candidates/tuned.cu, else the reference)")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--budget-evals", a->budget_evals, "Evaluations, the baseline included")->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
+    cmd->add_option("--budget-seconds", a->budget_seconds, "Wall-time budget in seconds (0: none)");
+    cmd->add_option("--seed", a->seed, "Search seed (proposals and selection are deterministic for a seed)");
+    cmd->add_option("--strategy", a->strategy, "mcts | greedy")->capture_default_str();
+    cmd->add_option("--out", a->out, "Output folder (default: kernelpro-out/TASK-UTCSTAMP)");
+    cmd->add_option("--store", a->store, "Run store (default: .kernelpro/runs.db in the current folder)");
+    cmd->add_option("--llm", a->llm, "PROVIDER:MODEL for LLM rewrite agents (not wired into optimize yet)");
+    cmd->add_option("--trials", a->trials, "Correctness trials per candidate")->capture_default_str()->check(CLI::Range(1, 100));
+    cmd->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds")->capture_default_str();
+    cmd->add_option("--min-time", a->min_time, "Measured time needed per candidate, seconds")->capture_default_str();
+    cmd->add_option("--target-fraction", a->target, "Stop once a kernel reaches this fraction of its roofline floor (0: never)")
+        ->capture_default_str();
+    cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
+    return [a]() -> int {
+        if (!a->llm.empty()) {
+            std::cerr << "error: LLM agents not wired into optimize yet (--llm " << a->llm
+                      << "); run without --llm for the built-in parameter tuner\n";
+            return kExitUsage;
+        }
+        auto strategy = search::parse_search_strategy(a->strategy);
+        if (!strategy) {
+            std::cerr << "error: --strategy must be mcts or greedy\n";
+            return kExitUsage;
+        }
+        auto task = load_task(a->task);
+        if (!task.ok()) {
+            std::cerr << task.error().message << "\n";
+            return kExitUsage;
+        }
+        std::filesystem::path baseline_path;
+        if (!a->from.empty()) baseline_path = a->from;
+        else if (std::filesystem::exists(task->directory / "candidates" / "tuned.cu"))
+            baseline_path = task->directory / "candidates" / "tuned.cu";
+        else if (task->reference.source) baseline_path = *task->reference.source;
+        else {
+            std::cerr << "error: no starting kernel: pass --from (the task has no candidates/tuned.cu and no reference source)\n";
+            return kExitUsage;
+        }
+        auto source = read_text_file(baseline_path);
+        if (!source.ok()) {
+            std::cerr << "error: " << source.error().message << "\n";
+            return kExitUsage;
+        }
+        search::Candidate baseline{*source, {}};
+        auto space = parse_tunables(*source);
+        if (!space.ok()) {
+            std::cerr << "error: " << baseline_path.string() << ": " << space.error().message << "\n";
+            return kExitUsage;
+        }
+        if (space->parameters.empty())
+            std::cerr << "note: " << baseline_path.string()
+                      << " declares no kp:tune parameters; the tuner has nothing to move (only the baseline is evaluated)\n";
+        else baseline.params = search::resolve_point(*source, *space, {});
+
+        std::filesystem::path out_dir = a->out.empty() ? std::filesystem::path("kernelpro-out") / (task->name + "-" + utc_stamp())
+                                                       : std::filesystem::path(a->out);
+        std::filesystem::path store_path =
+            a->store.empty() ? store::RunStore::default_path(std::filesystem::current_path()) : std::filesystem::path(a->store);
+        auto store = store::RunStore::open(store_path);
+        if (!store.ok()) {
+            std::cerr << "error: run store " << store_path.string() << ": " << store.error().message << "\n";
+            return kExitEnvironment;
+        }
+
+        search::SearchConfig config;
+        config.strategy = *strategy;
+        config.seed = a->seed;
+        config.budgets.max_evaluations = a->budget_evals;
+        if (a->budget_seconds > 0) config.budgets.max_wall_seconds = a->budget_seconds;
+        if (a->target > 0) config.target_roofline_fraction = a->target;
+        else config.target_roofline_fraction.reset();
+
+        BuilderOptions build_options;
+        build_options.arch = detect_gpu_arch();
+        CandidateBuilder builder(build_options);
+        kp::Evaluator gpu(builder);
+        GpuEvaluator evaluator(*task, gpu, search_evaluation_options(a->trials, a->max_time, a->min_time), out_dir);
+        search::TunerProposer tuner;
+        search::SearchDriver driver(*store, evaluator, tuner);
+        search::TaskIdentity identity{task->name, task_fingerprint(*task)};
+        std::cerr << fmt::format("optimize {} from {} ({} parameter points), budget {} evaluations{}, out {}\n", task->name,
+                                 baseline_path.string(), space->parameters.empty() ? 1 : search::enumerate_points(*space).size(),
+                                 a->budget_evals, a->budget_seconds > 0 ? fmt::format(" / {:.0f} s", a->budget_seconds) : "",
+                                 out_dir.string());
+        return run_search_session(driver, evaluator, task->name, out_dir, a->quiet,
+                                  [&] { return driver.start(identity, baseline, config); });
+    };
+}
+
+}  // namespace kp::cli

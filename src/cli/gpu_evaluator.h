@@ -1,0 +1,69 @@
+// GpuEvaluator: the search's Evaluator on top of kp::Evaluator (build, guard, verify, time on the
+// GPU). Each candidate's source is written under OUT/candidates/ (kp::Evaluator takes a path), its
+// full evaluation report under OUT/evaluations/, and the report is mapped to an EvaluationOutcome:
+// status class, median, speedup over the task reference, fraction of the roofline floor, the
+// roofline class from the floor's binding resource, and compiler facts (registers, spills from
+// ptxas -v) the tuner reads when no profiler findings are available.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "eval/evaluator.h"
+#include "search/evaluator.h"
+#include "search/search_driver.h"
+#include "search/search_progress.h"
+#include "task/task_spec.h"
+
+namespace kp::cli {
+
+search::StatusClass status_class_of(FailureClass failure);
+
+// The outcome the search sees for one report (no profiles: the profiler pipeline adds findings).
+search::EvaluationOutcome outcome_from_report(const EvaluationReport& report);
+
+class GpuEvaluator : public search::Evaluator {
+public:
+    GpuEvaluator(TaskSpec task, kp::Evaluator& evaluator, EvaluationOptions options, std::filesystem::path out_dir);
+
+    Result<search::EvaluationOutcome> evaluate(const search::EvaluationRequest& request) override;
+
+    // Where the candidate's source and its JSON report go, by evaluation key.
+    std::filesystem::path source_path(const std::string& evaluation_key) const;
+    std::filesystem::path report_path(const std::string& evaluation_key) const;
+
+    // Called with a short line before each evaluation (for the CLI's progress display).
+    void set_on_start(std::function<void(const search::EvaluationRequest&)> callback) { on_start_ = std::move(callback); }
+
+private:
+    TaskSpec task_;
+    kp::Evaluator& evaluator_;
+    EvaluationOptions options_;
+    std::filesystem::path out_dir_;
+    std::function<void(const search::EvaluationRequest&)> on_start_;
+};
+
+// Shared by `optimize` and `runs resume`.
+// task.toml and the reference source, hashed: evaluation keys change when the task does.
+std::string task_fingerprint(const TaskSpec& task);
+
+// Quick evaluation settings for search (fewer trials, shorter timing than `eval`'s defaults).
+EvaluationOptions search_evaluation_options(int trials, double max_seconds, double min_seconds);
+
+// One progress line: iteration, evaluations, best speedup, % of roofline floor, elapsed.
+std::string format_progress(const search::SearchProgress& progress);
+
+// OUT/best.cu (source with its parameters baked in as #defines), OUT/best.json (its evaluation
+// report) and OUT/summary.md. Returns true when a correct kernel was found.
+Result<bool> write_run_outputs(const search::SearchDriver& driver, const search::SearchOutcome& outcome,
+                               const GpuEvaluator& evaluator, const std::string& task_name,
+                               const std::filesystem::path& out_dir);
+
+// Runs `go` (driver.start or driver.resume) with the live progress line on stderr and Ctrl-C
+// handling, then writes the outputs; returns the command's exit code. Defined in cmd_optimize.cpp.
+int run_search_session(search::SearchDriver& driver, GpuEvaluator& evaluator, const std::string& task_name,
+                       const std::filesystem::path& out_dir, bool quiet,
+                       const std::function<Result<search::SearchOutcome>()>& go);
+
+}  // namespace kp::cli
