@@ -1,0 +1,35 @@
+// A chat client that answers from a script written by a person, not a model: a JSONL file whose
+// lines are {"role": "analyst"|"coder"|"fixer", "reply": "..."}; each request gets the next unused
+// reply written for its role (the search decides which role asks when, so order within a role is
+// all a script can fix). For reproducible runs and tests of the closed loop without an LLM; an
+// exhausted role answers with an error, which the LLM proposer turns into "no proposal".
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "llm/chat_client.h"
+
+namespace kp::agents {
+
+class ScriptedChatClient : public llm::ChatClient {
+public:
+    static Result<std::shared_ptr<ScriptedChatClient>> open(const std::filesystem::path& script);
+    explicit ScriptedChatClient(std::map<std::string, std::vector<std::string>> replies, std::string source);
+
+    Result<llm::ChatReply> complete(const llm::ChatRequest& request) override;
+    std::string describe() const override { return "script " + source_; }
+    size_t served() const;
+
+private:
+    std::map<std::string, std::vector<std::string>> replies_;
+    std::map<std::string, size_t> next_;
+    std::string source_;
+    mutable std::mutex mutex_;
+    size_t served_ = 0;
+};
+
+}  // namespace kp::agents
