@@ -360,28 +360,6 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         }
     }
 
-    // Occupancy: ptxas resources + the real launch configuration (ncu's block size).
-    if (wants(options, "occupancy"))
-        for (auto& data : kernels) {
-            gpu::LaunchConfiguration launch;
-            launch.threads_per_block = data.metrics ? parse_block_threads(data.metrics->block) : 0;
-            if (launch.threads_per_block <= 0 && data.metrics)
-                launch.threads_per_block = static_cast<int>(data.metrics->number("launch__block_size").value_or(0));
-            launch.registers_per_thread = data.ptxas ? data.ptxas->registers
-                                                     : static_cast<int>(data.metrics->number("launch__registers_per_thread").value_or(0));
-            launch.static_shared_memory_bytes = data.ptxas ? data.ptxas->shared_bytes
-                                                           : static_cast<long>(data.metrics->number("launch__shared_mem_per_block_static").value_or(0));
-            launch.dynamic_shared_memory_bytes = static_cast<long>(data.metrics->number("launch__shared_mem_per_block_dynamic").value_or(0));
-            if (launch.threads_per_block <= 0) continue;
-            auto occ = gpu::compute_occupancy(ceilings.limits, launch);
-            if (occ) {
-                data.occupancy = to_analysis_occupancy(*occ, ceilings.limits, launch);
-                if (auto achieved = data.metrics->number("sm__warps_active.avg.per_cycle_active")) data.occupancy->achieved_warps_per_sm = *achieved;
-            } else if (auto fallback = analysis::occupancy_from_metrics(*data.metrics, ceilings.value)) {
-                data.occupancy = *fallback;
-            }
-        }
-
     // Timeline: the worker under the CUPTI injection library.
     if (wants(options, "timeline")) {
         auto library = gpu::find_helper("libkp_timeline.so");
@@ -399,11 +377,11 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             if (!run || !run->succeeded()) report.notes.push_back("timeline: the worker run failed" + (run ? ": " + run->describe_failure() : ": " + run.error().message));
             else if (!timeline) report.notes.push_back("timeline: " + timeline.error().message);
             else {
-                // Keep the candidate's kernels only (the worker's input generation also launches
-                // kernels), and the transfers inside their span.
+                // Keep the candidate's kernels only (its own and library ones such as cuBLAS; the
+                // worker's kp_harness_* kernels fill inputs and flush L2), and the transfers inside
+                // their span. The trace holds the warm-up call too: iterations + 1 calls.
                 gpu::Timeline t = *timeline;
-                std::set<std::string> ours(entry_kernels.begin(), entry_kernels.end());
-                std::erase_if(t.kernels, [&](const gpu::TimelineKernel& k) { return !ours.empty() && !ours.count(k.name); });
+                std::erase_if(t.kernels, [&](const gpu::TimelineKernel& k) { return k.name.find("kp_harness_") != std::string::npos; });
                 if (!t.kernels.empty()) {
                     std::uint64_t lo = UINT64_MAX, hi = 0;
                     for (const auto& k : t.kernels) lo = std::min(lo, k.start_ns), hi = std::max(hi, k.end_ns);
@@ -493,6 +471,33 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             }
         }
     }
+
+    // Occupancy: ptxas resources + the real launch configuration (ncu's block size); after stage 2,
+    // which may have brought the achieved-occupancy counter.
+    if (wants(options, "occupancy"))
+        for (auto& data : kernels) {
+            if (!data.metrics) continue;
+            gpu::LaunchConfiguration launch;
+            launch.threads_per_block = data.metrics ? parse_block_threads(data.metrics->block) : 0;
+            if (launch.threads_per_block <= 0 && data.metrics)
+                launch.threads_per_block = static_cast<int>(data.metrics->number("launch__block_size").value_or(0));
+            launch.registers_per_thread = data.ptxas ? data.ptxas->registers
+                                                     : static_cast<int>(data.metrics->number("launch__registers_per_thread").value_or(0));
+            launch.static_shared_memory_bytes = data.ptxas ? data.ptxas->shared_bytes
+                                                           : static_cast<long>(data.metrics->number("launch__shared_mem_per_block_static").value_or(0));
+            launch.dynamic_shared_memory_bytes = static_cast<long>(data.metrics->number("launch__shared_mem_per_block_dynamic").value_or(0));
+            if (launch.threads_per_block <= 0) continue;
+            auto occ = gpu::compute_occupancy(ceilings.limits, launch);
+            if (occ) {
+                data.occupancy = to_analysis_occupancy(*occ, ceilings.limits, launch);
+                if (auto pct = data.metrics->number("sm__warps_active.avg.pct_of_peak_sustained_active"))
+                    data.occupancy->achieved_warps_per_sm = *pct / 100.0 * ceilings.limits.max_warps_per_sm;
+                else if (auto warps = data.metrics->number("sm__warps_active.avg.per_cycle_active"))
+                    data.occupancy->achieved_warps_per_sm = *warps;
+            } else if (auto fallback = analysis::occupancy_from_metrics(*data.metrics, ceilings.value)) {
+                data.occupancy = *fallback;
+            }
+        }
 
     for (size_t i = 0; i < kernels.size(); ++i) {
         KernelDiagnosis k;
