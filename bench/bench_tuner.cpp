@@ -124,7 +124,7 @@ Space synthetic_space(const std::string& name, const std::string& source, std::u
             regs += static_cast<int>(i) * 24;
         }
         json r{{"status", "ok"}, {"median", t}, {"fraction", 2e-6 / t}, {"roofline_class", "memory_bound"}};
-        r["compiler"] = search::compiler_facts_to_json({regs, regs > 160 ? (regs - 160) * 4 : 0, 0});
+        if (std::getenv("KP_SYN_FACTS")) r["compiler"] = search::compiler_facts_to_json({regs, regs > 160 ? (regs - 160) * 4 : 0, 0});
         out.points[search::point_text(point)] = r;
     }
     return out;
@@ -243,15 +243,17 @@ int main(int argc, char** argv) {
     std::string table_out, load;
     bool synthetic = false;
     int seeds = 10;
-    std::string strategy_name = "mcts";
+    std::string strategy_name = "both";
     app.add_option("--tasks", tasks, "Task folders (default: 5 example tasks with tuned.cu)");
     app.add_option("--table", table_out, "Write the exhaustive table here (JSON)");
     app.add_option("--load", load, "Replay a recorded table instead of sweeping on the GPU")->check(CLI::ExistingFile);
     app.add_flag("--synthetic", synthetic, "Made-up landscapes over the tasks' spaces (no GPU): checks the harness");
     app.add_option("--seeds", seeds, "Seeds per space")->capture_default_str();
-    app.add_option("--strategy", strategy_name, "mcts | greedy")->capture_default_str();
+    app.add_option("--strategy", strategy_name, "mcts | greedy | both")->capture_default_str();
     CLI11_PARSE(app, argc, argv);
-    auto strategy = search::parse_search_strategy(strategy_name).value_or(search::SearchStrategy::mcts);
+    std::vector<search::SearchStrategy> strategies;
+    if (strategy_name == "both") strategies = {search::SearchStrategy::mcts, search::SearchStrategy::greedy};
+    else strategies = {search::parse_search_strategy(strategy_name).value_or(search::SearchStrategy::mcts)};
     if (tasks.empty())
         for (const char* t : {"gelu_f16", "gemm_bf16", "histogram_u8", "jacobi5_f32", "sum_reduce_f32"})
             tasks.push_back((fs::path(KP_SOURCE_DIR) / "tasks" / t).string());
@@ -293,38 +295,41 @@ int main(int argc, char** argv) {
         if (auto w = write_file_atomically(table_out, table.dump(1) + "\n"); !w.ok()) std::cerr << w.error().message << "\n";
     }
 
-    std::printf("Evaluations to come within %.0f%% of the exhaustive best (baseline counts as 1); %d seeds, strategy %s\n",
-                100 * kWithin, seeds, strategy_name.c_str());
-    std::printf("mean / median / worst over seeds; a miss = never within %.0f%% inside a budget of |space| evaluations\n\n", 100 * kWithin);
-    std::printf("| %-15s | %6s | %9s | %10s | %-26s | %-26s | %10s |\n", "task", "points", "best us", "start/best", "tuner",
-                "random", "declared");
-    std::printf("|-----------------|--------|-----------|------------|----------------------------|----------------------------|------------|\n");
-    double tuner_total = 0, random_total = 0;
-    int rows = 0;
-    for (const auto& s : spaces) {
-        auto best = best_median(s);
-        if (!best) { std::printf("| %-15s | no correct point |\n", s.task.c_str()); continue; }
-        std::vector<int> t_evals, r_evals;
-        int t_miss = 0, r_miss = 0;
-        for (int seed = 0; seed < seeds; ++seed) {
-            auto order = tuner_order(s, static_cast<std::uint64_t>(seed) + 1, strategy);
-            if (!order.ok()) { std::cerr << "error: " << order.error().message << "\n"; return 3; }
-            auto t = evals_to_target(s, *order, *best);
-            if (t) t_evals.push_back(*t); else ++t_miss;
-            auto r = evals_to_target(s, random_order(s, static_cast<std::uint64_t>(seed) + 1), *best);
-            if (r) r_evals.push_back(*r); else ++r_miss;
+    for (auto strategy : strategies) {
+        std::printf("Evaluations to come within %.0f%% of the exhaustive best (baseline counts as 1); %d seeds, strategy %s\n",
+                    100 * kWithin, seeds, search::search_strategy_name(strategy));
+        std::printf("mean / median / worst over seeds; a miss = never within %.0f%% inside a budget of |space| evaluations\n\n", 100 * kWithin);
+        std::printf("| %-15s | %6s | %9s | %10s | %-26s | %-26s | %10s |\n", "task", "points", "best us", "start/best", "tuner",
+                    "random", "declared");
+        std::printf("|-----------------|--------|-----------|------------|----------------------------|----------------------------|------------|\n");
+        double tuner_total = 0, random_total = 0;
+        int rows = 0;
+        for (const auto& s : spaces) {
+            auto best = best_median(s);
+            if (!best) { std::printf("| %-15s | no correct point |\n", s.task.c_str()); continue; }
+            std::vector<int> t_evals, r_evals;
+            int t_miss = 0, r_miss = 0;
+            for (int seed = 0; seed < seeds; ++seed) {
+                auto order = tuner_order(s, static_cast<std::uint64_t>(seed) + 1, strategy);
+                if (!order.ok()) { std::cerr << "error: " << order.error().message << "\n"; return 3; }
+                auto t = evals_to_target(s, *order, *best);
+                if (t) t_evals.push_back(*t); else ++t_miss;
+                auto r = evals_to_target(s, random_order(s, static_cast<std::uint64_t>(seed) + 1), *best);
+                if (r) r_evals.push_back(*r); else ++r_miss;
+            }
+            auto d = evals_to_target(s, declared_order(s), *best);
+            std::string start_key = search::point_text(s.start);
+            std::string ratio = s.points.contains(start_key) && s.points[start_key].contains("median")
+                                    ? fmt::format("{:.2f}x", s.points[start_key]["median"].get<double>() / *best) : "-";
+            auto ts = stats(t_evals, t_miss), rs = stats(r_evals, r_miss);
+            std::printf("| %-15s | %6zu | %9.2f | %10s | %-26s | %-26s | %10s |\n", s.task.c_str(), s.points.size(), *best * 1e6,
+                        ratio.c_str(), show(ts).c_str(), show(rs).c_str(), d ? std::to_string(*d).c_str() : "never");
+            tuner_total += ts.mean;
+            random_total += rs.mean;
+            ++rows;
         }
-        auto d = evals_to_target(s, declared_order(s), *best);
-        std::string start_key = search::point_text(s.start);
-        std::string ratio = s.points.contains(start_key) && s.points[start_key].contains("median")
-                                ? fmt::format("{:.2f}x", s.points[start_key]["median"].get<double>() / *best) : "-";
-        auto ts = stats(t_evals, t_miss), rs = stats(r_evals, r_miss);
-        std::printf("| %-15s | %6zu | %9.2f | %10s | %-26s | %-26s | %10s |\n", s.task.c_str(), s.points.size(), *best * 1e6,
-                    ratio.c_str(), show(ts).c_str(), show(rs).c_str(), d ? std::to_string(*d).c_str() : "never");
-        tuner_total += ts.mean;
-        random_total += rs.mean;
-        ++rows;
+        if (rows) std::printf("\nmean over spaces: tuner %.1f, random %.1f evaluations\n", tuner_total / rows, random_total / rows);
+        std::printf("\n");
     }
-    if (rows) std::printf("\nmean over spaces: tuner %.1f, random %.1f evaluations\n", tuner_total / rows, random_total / rows);
     return 0;
 }

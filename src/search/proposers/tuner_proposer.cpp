@@ -143,6 +143,30 @@ std::vector<RankedMove> TunerProposer::rank_moves(const ProposalRequest& request
         else if (lesson.speedup_ratio && *lesson.speedup_ratio < 0.99) lesson_bonus[{name, dir}] -= weight;
     }
 
+    // Momentum: the move that made this node keeps going while it pays off.
+    if (!request.lineage.empty() && request.node.evaluation && request.node.evaluation->correct()) {
+        const auto& parent = request.lineage.back();
+        const std::string& text = request.node.rationale;
+        auto space_pos = text.find(' ');
+        auto arrow = text.find("->");
+        if (space_pos != std::string::npos && arrow != std::string::npos && arrow > space_pos) {
+            std::string name = text.substr(0, space_pos);
+            std::string from = text.substr(space_pos + 1, arrow - space_pos - 1);
+            auto end = text.find_first_of(" :", arrow + 2);
+            std::string to = text.substr(arrow + 2, end == std::string::npos ? std::string::npos : end - arrow - 2);
+            auto p = std::find_if(space.parameters.begin(), space.parameters.end(),
+                                  [&](const TunableParameter& q) { return q.name == name; });
+            if (p != space.parameters.end()) {
+                auto fi = std::find(p->values.begin(), p->values.end(), from);
+                auto ti = std::find(p->values.begin(), p->values.end(), to);
+                if (fi != p->values.end() && ti != p->values.end() && fi != ti &&
+                    request.node.speedup_over_baseline > parent.speedup_over_baseline * 1.01)
+                    lesson_bonus[{name, ti > fi ? +1 : -1}] += 0.6;
+            }
+        }
+    }
+    if (hints.empty() && !lesson_bonus.empty()) jitter = 0.3;
+
     std::vector<RankedMove> ranked;
     for (const auto& param : space.parameters) {
         ParameterRole role = role_of(param.name);
@@ -160,7 +184,7 @@ std::vector<RankedMove> TunerProposer::rank_moves(const ProposalRequest& request
             auto bonus = lesson_bonus.find({param.name, dir});
             if (bonus != lesson_bonus.end()) {
                 score += bonus->second;
-                reasons.push_back(bonus->second > 0 ? "paid off earlier in this search" : "hurt earlier in this search");
+                reasons.push_back(bonus->second > 0 ? "this direction paid off" : "this direction hurt earlier");
             }
             std::string why = reasons.empty() ? "exploration" : reasons.front();
             for (std::size_t i = 1; i < reasons.size() && i < 3; ++i) why += "; " + reasons[i];
