@@ -414,6 +414,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     // ---- classify; stage 2 for each kernel class ----
     analysis::DiagnosisOptions diag_options;
     diag_options.only_tools = options.tools;
+    diag_options.gate_by_class = options.tools.empty();  // tools picked by name run whatever the class
     std::vector<std::optional<analysis::RooflineResult>> rooflines(kernels.size());
     std::vector<analysis::ProfilingPlan> plans(kernels.size());
     std::vector<std::string> extra_metrics;
