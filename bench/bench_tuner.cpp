@@ -5,7 +5,7 @@
 //  2. (CPU) the search is replayed over the recorded table, several seeds: the tuner through the
 //     real SearchDriver (MCTS, run store, search memory), random search as sampling without
 //     replacement, and the exhaustive enumerator's declared order for reference.
-// Usage: bench_tuner [--tasks DIR ...] [--table OUT.json] | --load TABLE.json | --synthetic
+// Usage: bench_tuner [--tasks DIR ...] [--table OUT.json] | --load TABLE.json ... | --synthetic
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -240,13 +240,14 @@ std::string show(const Stats& s) {
 int main(int argc, char** argv) {
     CLI::App app{"bench_tuner: evaluations the tuner needs to come within 3% of the exhaustive best, vs random search"};
     std::vector<std::string> tasks;
-    std::string table_out, load;
+    std::string table_out;
+    std::vector<std::string> loads;
     bool synthetic = false;
     int seeds = 10;
     std::string strategy_name = "both";
     app.add_option("--tasks", tasks, "Task folders (default: 5 example tasks with tuned.cu)");
     app.add_option("--table", table_out, "Write the exhaustive table here (JSON)");
-    app.add_option("--load", load, "Replay a recorded table instead of sweeping on the GPU")->check(CLI::ExistingFile);
+    app.add_option("--load", loads, "Replay recorded tables (one or more) instead of sweeping on the GPU")->check(CLI::ExistingFile);
     app.add_flag("--synthetic", synthetic, "Made-up landscapes over the tasks' spaces (no GPU): checks the harness");
     app.add_option("--seeds", seeds, "Seeds per space")->capture_default_str();
     app.add_option("--strategy", strategy_name, "mcts | greedy | both")->capture_default_str();
@@ -259,13 +260,17 @@ int main(int argc, char** argv) {
             tasks.push_back((fs::path(KP_SOURCE_DIR) / "tasks" / t).string());
 
     std::vector<Space> spaces;
-    if (!load.empty()) {
-        auto text = read_text_file(load);
-        json table = json::parse(*text);
-        for (const auto& entry : table["spaces"]) {
-            Space s{entry["task"], entry["source"], {}, entry["points"]};
-            for (const auto& [k, v] : entry["start"].items()) s.start[k] = v.get<std::string>();
-            spaces.push_back(std::move(s));
+    if (!loads.empty()) {
+        for (const auto& load : loads) {
+            auto text = read_text_file(load);
+            if (!text.ok()) { std::cerr << text.error().message << "\n"; return 2; }
+            json table = json::parse(*text, nullptr, false);
+            if (table.is_discarded() || !table.contains("spaces")) { std::cerr << load << ": not a bench_tuner table\n"; return 2; }
+            for (const auto& entry : table["spaces"]) {
+                Space s{entry["task"], entry["source"], {}, entry["points"]};
+                for (const auto& [k, v] : entry["start"].items()) s.start[k] = v.get<std::string>();
+                spaces.push_back(std::move(s));
+            }
         }
     } else if (synthetic) {
         std::uint64_t n = 0;
