@@ -16,6 +16,11 @@
 #include "cli/commands.h"
 #include "cli/gpu_evaluator.h"
 #include "common/files.h"
+#include "agents/combined_proposer.h"
+#include "agents/llm_proposer.h"
+#include "agents/scripted_chat_client.h"
+#include "llm/client_factory.h"
+#include "llm/llm_config.h"
 #include "search/proposers/parameter_space.h"
 #include "search/proposers/tuner_proposer.h"
 #include "search/search_driver.h"
@@ -98,6 +103,49 @@ int run_search_session(search::SearchDriver& driver, GpuEvaluator& evaluator, co
     return kExitCandidateFailed;
 }
 
+namespace {
+
+// `script:FILE` (a hand-written JSONL of replies) or PROVIDER:MODEL (configuration from the
+// environment or $KERNELPRO_LLM_CONFIG, see docs/llm.md).
+Result<std::shared_ptr<llm::LlmAgents>> make_llm_agents(const std::string& spec) {
+    std::shared_ptr<llm::ChatClient> client;
+    if (spec.rfind("script:", 0) == 0) {
+        auto scripted = agents::ScriptedChatClient::open(spec.substr(7));
+        if (!scripted.ok()) return scripted.error();
+        client = *scripted;
+    } else {
+        llm::LlmConfigSources sources;
+        sources.spec = spec;
+        sources.environment = llm::read_llm_environment();
+        auto config = llm::load_llm_config(sources);
+        if (!config.ok()) return config.error();
+        auto made = llm::make_chat_client(*config, std::make_shared<llm::SpendTracker>());
+        if (!made.ok()) return made.error();
+        client = *made;
+    }
+    auto agents = llm::LlmAgents::create(client);
+    if (!agents.ok()) return agents.error();
+    return std::make_shared<llm::LlmAgents>(std::move(*agents));
+}
+
+// What the agents are told about the task: its description, tensors and minimal cost.
+std::string describe_task_for_agents(const TaskSpec& task) {
+    std::string text = task.name + ": " + task.description + "\n";
+    auto tensors = [&](const char* label, const std::vector<TensorSpec>& list) {
+        for (const auto& t : list) {
+            std::string shape;
+            for (auto d : t.shape) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+            text += fmt::format("{} {}: {} [{}]\n", label, t.name, dtype_name(t.dtype), shape);
+        }
+    };
+    tensors("input", task.inputs);
+    tensors("output", task.outputs);
+    text += fmt::format("minimal cost: {:.3g} FLOP ({}), {:.3g} bytes\n", task.cost.flops, task.cost.precision, task.cost.bytes);
+    return text;
+}
+
+}  // namespace
+
 Handler register_optimize(CLI::App& root) {
     auto* cmd = root.add_subcommand("optimize", "Search for a faster kernel (profile-guided parameter tuner, MCTS)");
     auto a = std::make_shared<OptimizeArgs>();
@@ -111,7 +159,9 @@ Handler register_optimize(CLI::App& root) {
     cmd->add_option("--strategy", a->strategy, "mcts | greedy")->capture_default_str();
     cmd->add_option("--out", a->out, "Output folder (default: kernelpro-out/TASK-UTCSTAMP)");
     cmd->add_option("--store", a->store, "Run store (default: .kernelpro/runs.db in the current folder)");
-    cmd->add_option("--llm", a->llm, "PROVIDER:MODEL for LLM rewrite agents (not wired into optimize yet)");
+    cmd->add_option("--llm", a->llm,
+                    "LLM rewrite agents: PROVIDER:MODEL (openai:..., anthropic:..., see docs/llm.md), or script:FILE.jsonl "
+                    "for a hand-written script of replies");
     cmd->add_option("--trials", a->trials, "Correctness trials per candidate")->capture_default_str()->check(CLI::Range(1, 100));
     cmd->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds")->capture_default_str();
     cmd->add_option("--min-time", a->min_time, "Measured time needed per candidate, seconds")->capture_default_str();
@@ -119,11 +169,6 @@ Handler register_optimize(CLI::App& root) {
         ->capture_default_str();
     cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
     return [a]() -> int {
-        if (!a->llm.empty()) {
-            std::cerr << "error: LLM agents not wired into optimize yet (--llm " << a->llm
-                      << "); run without --llm for the built-in parameter tuner\n";
-            return kExitUsage;
-        }
         auto strategy = search::parse_search_strategy(a->strategy);
         if (!strategy) {
             std::cerr << "error: --strategy must be mcts or greedy\n";
@@ -154,7 +199,7 @@ Handler register_optimize(CLI::App& root) {
             std::cerr << "error: " << baseline_path.string() << ": " << space.error().message << "\n";
             return kExitUsage;
         }
-        if (space->parameters.empty())
+        if (space->parameters.empty() && a->llm.empty())
             std::cerr << "note: " << baseline_path.string()
                       << " declares no kp:tune parameters; the tuner has nothing to move (only the baseline is evaluated)\n";
         else baseline.params = search::resolve_point(*source, *space, {});
@@ -183,7 +228,20 @@ Handler register_optimize(CLI::App& root) {
         kp::Evaluator gpu(builder);
         GpuEvaluator evaluator(*task, gpu, search_evaluation_options(a->trials, a->max_time, a->min_time), out_dir);
         search::TunerProposer tuner;
-        search::SearchDriver driver(*store, evaluator, tuner);
+        std::unique_ptr<agents::LlmProposer> llm_proposer;
+        std::unique_ptr<agents::CombinedProposer> combined;
+        search::Proposer* proposer = &tuner;
+        if (!a->llm.empty()) {
+            auto agents = make_llm_agents(a->llm);
+            if (!agents.ok()) {
+                std::cerr << "error: --llm " << a->llm << ": " << agents.error().message << "\n";
+                return kExitUsage;
+            }
+            llm_proposer = std::make_unique<agents::LlmProposer>(*agents, describe_task_for_agents(*task));
+            combined = std::make_unique<agents::CombinedProposer>(tuner, *llm_proposer);
+            proposer = combined.get();
+        }
+        search::SearchDriver driver(*store, evaluator, *proposer);
         search::TaskIdentity identity{task->name, task_fingerprint(*task)};
         std::cerr << fmt::format("optimize {} from {} ({} parameter points), budget {} evaluations{}, out {}\n", task->name,
                                  baseline_path.string(), space->parameters.empty() ? 1 : search::enumerate_points(*space).size(),
