@@ -240,6 +240,11 @@ Handler register_optimize(CLI::App& root) {
             llm_proposer = std::make_unique<agents::LlmProposer>(*agents, describe_task_for_agents(*task));
             combined = std::make_unique<agents::CombinedProposer>(tuner, *llm_proposer);
             proposer = combined.get();
+            // The fixer repairs correctness failures and crashes too, not only compile errors.
+            config.repairable = {search::StatusClass::compile_error, search::StatusClass::incorrect, search::StatusClass::crash,
+                                 search::StatusClass::timeout, search::StatusClass::rejected_by_guard,
+                                 search::StatusClass::out_of_memory};
+            config.max_repair_chain = 3;
         }
         search::SearchDriver driver(*store, evaluator, *proposer);
         search::TaskIdentity identity{task->name, task_fingerprint(*task)};
