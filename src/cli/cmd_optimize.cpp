@@ -31,7 +31,10 @@ namespace kp::cli {
 
 namespace {
 struct OptimizeArgs {
-    std::string task, from, out, store, strategy = "mcts", llm;
+    std::string task, from, out, store, strategy = "mcts", llm, llm_config, llm_record, llm_replay, feedback = "tools";
+    std::int64_t budget_tokens = 0;
+    double budget_cost = 0;
+    bool no_memory = false;
     std::int64_t budget_evals = 64;
     double budget_seconds = 0;
     std::uint64_t seed = 0;
@@ -107,7 +110,7 @@ namespace {
 
 // `script:FILE` (a hand-written JSONL of replies) or PROVIDER:MODEL (configuration from the
 // environment or $KERNELPRO_LLM_CONFIG, see docs/llm.md).
-Result<std::shared_ptr<llm::LlmAgents>> make_llm_agents(const std::string& spec) {
+Result<std::shared_ptr<llm::LlmAgents>> make_llm_agents(const std::string& spec, const OptimizeArgs& a) {
     std::shared_ptr<llm::ChatClient> client;
     if (spec.rfind("script:", 0) == 0) {
         auto scripted = agents::ScriptedChatClient::open(spec.substr(7));
@@ -116,9 +119,12 @@ Result<std::shared_ptr<llm::LlmAgents>> make_llm_agents(const std::string& spec)
     } else {
         llm::LlmConfigSources sources;
         sources.spec = spec;
+        if (!a.llm_config.empty()) sources.config_file = a.llm_config;
         sources.environment = llm::read_llm_environment();
         auto config = llm::load_llm_config(sources);
         if (!config.ok()) return config.error();
+        if (!a.llm_record.empty()) config->record_path = a.llm_record;
+        if (!a.llm_replay.empty()) config->replay_path = a.llm_replay;
         auto made = llm::make_chat_client(*config, std::make_shared<llm::SpendTracker>());
         if (!made.ok()) return made.error();
         client = *made;
@@ -162,6 +168,14 @@ Handler register_optimize(CLI::App& root) {
     cmd->add_option("--llm", a->llm,
                     "LLM rewrite agents: PROVIDER:MODEL (openai:..., anthropic:..., see docs/llm.md), or script:FILE.jsonl "
                     "for a hand-written script of replies");
+    cmd->add_option("--llm-config", a->llm_config, "LLM configuration file (TOML, see docs/llm.md)")->check(CLI::ExistingFile);
+    cmd->add_option("--llm-record", a->llm_record, "Append every LLM exchange to this JSONL file (for replay)");
+    cmd->add_option("--llm-replay", a->llm_replay, "Serve the LLM exchanges from this recording instead of a live model");
+    cmd->add_option("--budget-tokens", a->budget_tokens, "LLM token budget, input + output (0: none)");
+    cmd->add_option("--budget-cost", a->budget_cost, "LLM money budget in USD (0: none)");
+    cmd->add_option("--feedback", a->feedback, "What LLM agents see of the profile: tools (findings), raw (metrics) or none (ablation)")
+        ->capture_default_str()->check(CLI::IsMember({"tools", "raw", "none"}));
+    cmd->add_flag("--no-memory", a->no_memory, "Ablation: proposers see no lessons from earlier attempts");
     cmd->add_option("--trials", a->trials, "Correctness trials per candidate")->capture_default_str()->check(CLI::Range(1, 100));
     cmd->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds")->capture_default_str();
     cmd->add_option("--min-time", a->min_time, "Measured time needed per candidate, seconds")->capture_default_str();
@@ -219,6 +233,12 @@ Handler register_optimize(CLI::App& root) {
         config.seed = a->seed;
         config.budgets.max_evaluations = a->budget_evals;
         if (a->budget_seconds > 0) config.budgets.max_wall_seconds = a->budget_seconds;
+        if (a->budget_tokens > 0) config.budgets.max_llm_tokens = a->budget_tokens;
+        if (a->budget_cost > 0) config.budgets.max_cost_usd = a->budget_cost;
+        config.memory_enabled = !a->no_memory;
+        config.feedback = a->feedback == "none" ? search::FeedbackKind::none
+                          : a->feedback == "raw" ? search::FeedbackKind::raw_metrics
+                                                 : search::FeedbackKind::tool_findings;
         if (a->target > 0) config.target_roofline_fraction = a->target;
         else config.target_roofline_fraction.reset();
 
@@ -232,7 +252,7 @@ Handler register_optimize(CLI::App& root) {
         std::unique_ptr<agents::CombinedProposer> combined;
         search::Proposer* proposer = &tuner;
         if (!a->llm.empty()) {
-            auto agents = make_llm_agents(a->llm);
+            auto agents = make_llm_agents(a->llm, *a);
             if (!agents.ok()) {
                 std::cerr << "error: --llm " << a->llm << ": " << agents.error().message << "\n";
                 return kExitUsage;
