@@ -34,7 +34,7 @@ struct OptimizeArgs {
     std::string task, from, out, store, strategy = "mcts", llm, llm_config, llm_record, llm_replay, feedback = "tools";
     std::int64_t budget_tokens = 0;
     double budget_cost = 0;
-    bool no_memory = false;
+    bool no_memory = false, profile = false;
     std::int64_t budget_evals = 64;
     double budget_seconds = 0;
     std::uint64_t seed = 0;
@@ -175,6 +175,7 @@ Handler register_optimize(CLI::App& root) {
     cmd->add_option("--budget-cost", a->budget_cost, "LLM money budget in USD (0: none)");
     cmd->add_option("--feedback", a->feedback, "What LLM agents see of the profile: tools (findings), raw (metrics) or none (ablation)")
         ->capture_default_str()->check(CLI::IsMember({"tools", "raw", "none"}));
+    cmd->add_flag("--profile", a->profile, "Profile every correct candidate (ncu, SASS, ptxas) so the tuner and agents act on its findings");
     cmd->add_flag("--no-memory", a->no_memory, "Ablation: proposers see no lessons from earlier attempts");
     cmd->add_option("--trials", a->trials, "Correctness trials per candidate")->capture_default_str()->check(CLI::Range(1, 100));
     cmd->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds")->capture_default_str();
@@ -247,6 +248,11 @@ Handler register_optimize(CLI::App& root) {
         CandidateBuilder builder(build_options);
         kp::Evaluator gpu(builder);
         GpuEvaluator evaluator(*task, gpu, search_evaluation_options(a->trials, a->max_time, a->min_time), out_dir);
+        if (a->profile) {
+            ProfileOptions profile_options;
+            profile_options.budget_seconds = 60;
+            evaluator.enable_profiling(profile_options);
+        }
         search::TunerProposer tuner;
         std::unique_ptr<agents::LlmProposer> llm_proposer;
         std::unique_ptr<agents::CombinedProposer> combined;

@@ -1,5 +1,7 @@
 #include "cli/gpu_evaluator.h"
 
+#include "analysis/feedback.h"
+
 #include <algorithm>
 #include <system_error>
 
@@ -90,6 +92,18 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
         return saved.error();
     auto outcome = outcome_from_report(*report);
     outcome.details["report_path"] = report_path(request.evaluation_key).string();
+    if (profile_options_ && outcome.correct() && report->candidate_build) {
+        auto diagnosis = profile_candidate(task_, *report->candidate_build, *profile_options_);
+        if (diagnosis.ok()) {
+            outcome.roofline_class = std::string(analysis::to_string(diagnosis->roofline.kind));
+            for (const auto& f : diagnosis->findings)
+                outcome.findings.push_back({f.tool, f.estimated_gain, f.summary + " " + f.guidance, nlohmann::json::object()});
+            outcome.findings_summary = analysis::render_llm_feedback(*diagnosis);
+            outcome.profiles["diagnosis"] = analysis::to_json(*diagnosis);
+        } else {
+            outcome.details["profile_error"] = diagnosis.error().message;
+        }
+    }
     return outcome;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "eval/evaluator.h"
+#include "cli/profile_pipeline.h"
 #include "search/evaluator.h"
 #include "search/search_driver.h"
 #include "search/search_progress.h"
@@ -35,6 +36,9 @@ public:
 
     // Called with a short line before each evaluation (for the CLI's progress display).
     void set_on_start(std::function<void(const search::EvaluationRequest&)> callback) { on_start_ = std::move(callback); }
+    // Profile every correct candidate (kernelpro profile's two stages) and hand its roofline class
+    // and ranked findings to the proposers; a profile that fails costs its findings, not the node.
+    void enable_profiling(ProfileOptions options) { profile_options_ = std::move(options); }
 
 private:
     TaskSpec task_;
@@ -42,6 +46,7 @@ private:
     EvaluationOptions options_;
     std::filesystem::path out_dir_;
     std::function<void(const search::EvaluationRequest&)> on_start_;
+    std::optional<ProfileOptions> profile_options_;
 };
 
 // Shared by `optimize` and `runs resume`.
