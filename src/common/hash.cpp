@@ -8,6 +8,18 @@
 
 namespace kp {
 
+namespace {
+std::string to_hex(const unsigned char* bytes, unsigned int length) {
+    std::string out;
+    char buf[3];
+    for (unsigned i = 0; i < length; ++i) {
+        std::snprintf(buf, sizeof buf, "%02x", bytes[i]);
+        out += buf;
+    }
+    return out;
+}
+}  // namespace
+
 Sha256::Sha256() : context_(EVP_MD_CTX_new()) {
     if (!context_ || EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(context_), EVP_sha256(), nullptr) != 1)
         throw std::runtime_error("OpenSSL SHA-256 init failed");
@@ -27,26 +39,14 @@ std::string Sha256::hex() {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
     EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(context_), digest, &length);
-    std::string out;
-    char buf[3];
-    for (unsigned i = 0; i < length; ++i) {
-        std::snprintf(buf, sizeof buf, "%02x", digest[i]);
-        out += buf;
-    }
-    return out;
+    return to_hex(digest, length);
 }
 
 std::string sha256_hex(std::string_view data) {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
     EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr);
-    std::string out;
-    char buf[3];
-    for (unsigned i = 0; i < length; ++i) {
-        std::snprintf(buf, sizeof buf, "%02x", digest[i]);
-        out += buf;
-    }
-    return out;
+    return to_hex(digest, length);
 }
 
 }  // namespace kp

@@ -158,18 +158,6 @@ cudaError_t dispatch(DType dtype, Fn&& fn) {
 
 }  // namespace
 
-cudaError_t fill_random(const DeviceBuffer& buffer, const Distribution& distribution, uint64_t seed, cudaStream_t stream) {
-    if (buffer.elements == 0) return cudaSuccess;
-    Distribution d = distribution;
-    if (buffer.dtype == DType::Bool) d = {DistributionKind::Integer, 0, 1};
-    return dispatch(buffer.dtype, [&](auto tag) {
-        using T = decltype(tag);
-        kp_harness_fill<T><<<grid_for(buffer.elements), kThreads, 0, stream>>>(
-            static_cast<T*>(buffer.data), buffer.elements, seed, static_cast<int>(d.kind), d.a, d.b, 1);
-        return cudaGetLastError();
-    });
-}
-
 cudaError_t perturb_random(const DeviceBuffer& buffer, const Distribution& distribution, uint64_t seed, int one_in,
                            cudaStream_t stream) {
     if (buffer.elements == 0) return cudaSuccess;
@@ -181,6 +169,11 @@ cudaError_t perturb_random(const DeviceBuffer& buffer, const Distribution& distr
             static_cast<T*>(buffer.data), buffer.elements, seed, static_cast<int>(d.kind), d.a, d.b, one_in);
         return cudaGetLastError();
     });
+}
+
+// Every element redrawn: a fill is a perturbation of all of them.
+cudaError_t fill_random(const DeviceBuffer& buffer, const Distribution& distribution, uint64_t seed, cudaStream_t stream) {
+    return perturb_random(buffer, distribution, seed, 1, stream);
 }
 
 cudaError_t read_through(const void* data, size_t bytes, cudaStream_t stream) {

@@ -39,10 +39,25 @@ struct Context {
     std::vector<TensorSet> data_sets;     // reference data from safetensors (when given)
 };
 
+std::vector<uint64_t> input_checksums(Context& c, size_t set) {
+    std::vector<uint64_t> sums;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+        uint64_t s = 0;
+        check_cuda(checksum(c.input_sets[set].buffer(i), c.gpu.stream(), &s), "checksumming inputs");
+        sums.push_back(s);
+    }
+    return sums;
+}
+
+// Calls kp_setup with shapes only; a non-zero answer is the library's failure.
+void setup_library(const KernelLibrary& library, const Context& c, const std::string& phase) {
+    if (int rc = library.setup(shape_only_views(c.inputs), shape_only_views(c.outputs)); rc != 0)
+        throw WorkerFailure(FailureClass::Crash, library.role() + " kp_setup returned " + std::to_string(rc), phase);
+}
+
 // Fills input set `set` for trial/sample `index`: fresh values from the seed, or a stored data set.
 std::vector<uint64_t> prepare_inputs(Context& c, size_t set, uint64_t round) {
     TensorGroup& group = c.input_sets[set];
-    std::vector<uint64_t> sums;
     if (!c.data_sets.empty()) {
         const TensorSet& data = c.data_sets[round % c.data_sets.size()];
         for (size_t i = 0; i < c.inputs.size(); ++i) {
@@ -55,36 +70,23 @@ std::vector<uint64_t> prepare_inputs(Context& c, size_t set, uint64_t round) {
             check_cuda(fill_random(group.buffer(i), c.inputs[i].spec.distribution, mix_seed(c.request.seed, round, i),
                                    c.gpu.stream()), "generating input " + c.inputs[i].spec.name);
     }
-    for (size_t i = 0; i < c.inputs.size(); ++i) {
-        uint64_t s = 0;
-        check_cuda(checksum(group.buffer(i), c.gpu.stream(), &s), "checksumming inputs");
-        sums.push_back(s);
-    }
-    return sums;
+    return input_checksums(c, set);
 }
 
 // The same buffers as the previous sample with a sparse set of elements redrawn: a kernel that
 // caches results by pointer, or by hashing a few input values, replays a stale answer and fails.
 std::vector<uint64_t> perturb_inputs(Context& c, size_t set, uint64_t round) {
     TensorGroup& group = c.input_sets[set];
-    std::vector<uint64_t> sums;
     for (size_t i = 0; i < c.inputs.size(); ++i)
         check_cuda(perturb_random(group.buffer(i), c.inputs[i].spec.distribution, mix_seed(c.request.seed, round, i), 251,
                                   c.gpu.stream()), "perturbing input " + c.inputs[i].spec.name);
-    for (size_t i = 0; i < c.inputs.size(); ++i) {
-        uint64_t s = 0;
-        check_cuda(checksum(group.buffer(i), c.gpu.stream(), &s), "checksumming inputs");
-        sums.push_back(s);
-    }
-    return sums;
+    return input_checksums(c, set);
 }
 
 std::optional<std::string> inputs_changed(Context& c, size_t set, const std::vector<uint64_t>& before) {
-    for (size_t i = 0; i < c.inputs.size(); ++i) {
-        uint64_t s = 0;
-        check_cuda(checksum(c.input_sets[set].buffer(i), c.gpu.stream(), &s), "checksumming inputs");
-        if (s != before[i]) return c.inputs[i].spec.name;
-    }
+    auto now = input_checksums(c, set);
+    for (size_t i = 0; i < c.inputs.size(); ++i)
+        if (now[i] != before[i]) return c.inputs[i].spec.name;
     return std::nullopt;
 }
 
@@ -202,11 +204,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
     KernelLibrary reference;  // also the timing baseline unless another is given
     {
         if (have_reference_kernel) reference = KernelLibrary::load(request.reference_library, "reference");
-        if (reference.loaded()) {
-            auto in_shapes = shape_only_views(c.inputs), out_shapes = shape_only_views(c.outputs);
-            if (int rc = reference.setup(in_shapes, out_shapes); rc != 0)
-                throw WorkerFailure(FailureClass::Crash, "reference kp_setup returned " + std::to_string(rc), "reference");
-        }
+        if (reference.loaded()) setup_library(reference, c, "reference");
         for (int k = 0; k < trials; ++k) {
             size_t set = static_cast<size_t>(k % sets);
             input_sums.push_back(prepare_inputs(c, set, static_cast<uint64_t>(k)));
@@ -225,11 +223,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
     // Phase 2: load the candidate (and a separate baseline, if any).
     channel.progress("load");
     KernelLibrary candidate = KernelLibrary::load(request.candidate_library, "candidate");
-    {
-        auto in_shapes = shape_only_views(c.inputs), out_shapes = shape_only_views(c.outputs);
-        if (int rc = candidate.setup(in_shapes, out_shapes); rc != 0)
-            throw WorkerFailure(FailureClass::Crash, "candidate kp_setup returned " + std::to_string(rc), "setup");
-    }
+    setup_library(candidate, c, "setup");
 
     // Phase 3: correctness trials. Each trial: fresh inputs; two runs with different poison; both
     // must match the reference, match each other, and leave the inputs untouched.
@@ -266,9 +260,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
     const KernelLibrary* baseline = nullptr;
     if (custom_baseline.loaded()) {
         baseline = &custom_baseline;
-        auto in_shapes = shape_only_views(c.inputs), out_shapes = shape_only_views(c.outputs);
-        if (int rc = custom_baseline.setup(in_shapes, out_shapes); rc != 0)
-            throw WorkerFailure(FailureClass::Crash, "baseline kp_setup returned " + std::to_string(rc), "setup");
+        setup_library(custom_baseline, c, "setup");
     } else if (reference.loaded()) {
         baseline = &reference;
     }
@@ -386,11 +378,7 @@ nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const 
     TensorGroup out(c.outputs);
     const std::string& path = request.profile_reference ? request.reference_library : request.candidate_library;
     KernelLibrary library = KernelLibrary::load(path, request.profile_reference ? "reference" : "candidate");
-    {
-        auto in_shapes = shape_only_views(c.inputs), out_shapes = shape_only_views(c.outputs);
-        if (int rc = library.setup(in_shapes, out_shapes); rc != 0)
-            throw WorkerFailure(FailureClass::Crash, "kp_setup returned " + std::to_string(rc), "setup");
-    }
+    setup_library(library, c, "setup");
     gpu.call(library, c.input_sets[0].views(), out.views(), "profile warm-up");
     channel.progress("profile", {{"iterations", request.profile_iterations}});
     cudaProfilerStart();

@@ -66,16 +66,22 @@ void GpuSession::wait_all(const std::string& phase) {
     check_cuda(cudaDeviceSynchronize(), phase + ": kernel failed");
 }
 
-void GpuSession::call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
-                      const std::string& phase) {
-    int rc = library.forward(inputs, outputs, stream());
-    cudaError_t launch = cudaGetLastError();
+namespace {
+// What kp_forward's return code and the launch error say about the call, as a failure.
+void check_forward(const KernelLibrary& library, int rc, cudaError_t launch, const std::string& phase) {
     if (launch != cudaSuccess)
         throw WorkerFailure(classify_cuda_error(launch),
                             phase + ": " + library.role() + " launch failed: " + cudaGetErrorName(launch) + " (" +
                                 cudaGetErrorString(launch) + ")", phase);
     if (rc != 0)
         throw WorkerFailure(FailureClass::Crash, phase + ": " + library.role() + " kp_forward returned " + std::to_string(rc), phase);
+}
+}  // namespace
+
+void GpuSession::call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
+                      const std::string& phase) {
+    int rc = library.forward(inputs, outputs, stream());
+    check_forward(library, rc, cudaGetLastError(), phase);
     wait_all(phase);
 }
 
@@ -99,10 +105,7 @@ ColdSample GpuSession::timed_call(const KernelLibrary& library, const std::vecto
     int rc = library.forward(inputs, outputs, stream());
     cudaError_t launch = cudaGetLastError();
     check_cuda(cudaEventRecord(stop_, stream()), "cudaEventRecord");
-    if (launch != cudaSuccess)
-        throw WorkerFailure(classify_cuda_error(launch), phase + ": " + library.role() + " launch failed: " + cudaGetErrorName(launch), phase);
-    if (rc != 0)
-        throw WorkerFailure(FailureClass::Crash, phase + ": " + library.role() + " kp_forward returned " + std::to_string(rc), phase);
+    check_forward(library, rc, launch, phase);
     wait_event(stop_, phase);
     check_cuda(cudaDeviceSynchronize(), phase + ": kernel failed");
     sample.host_seconds = seconds_since(host_start);
