@@ -93,8 +93,8 @@ std::vector<std::string> reference_tree(const std::filesystem::path& db) {
     return describe_tree(driver.tree());
 }
 
-// Checks the log: no key started again after it was committed; each key started at most twice
-// (once in the killed session, once on resume); at most `kills` keys started twice.
+// Checks the log: no key started again after it was committed, and each kill caused at most one
+// extra start (a pending evaluation killed twice in a row is started three times, legitimately).
 void check_log(const std::filesystem::path& log, int kills) {
     std::ifstream in(log);
     std::map<std::string, int> starts;
@@ -111,12 +111,12 @@ void check_log(const std::filesystem::path& log, int kills) {
             done.insert(key);
         }
     }
-    int restarted = 0;
+    int extra_starts = 0;
     for (const auto& [key, count] : starts) {
-        EXPECT_LE(count, 2) << key;
-        restarted += count > 1;
+        EXPECT_LE(count, 1 + kills) << key;
+        extra_starts += count - 1;
     }
-    EXPECT_LE(restarted, kills);
+    EXPECT_LE(extra_starts, kills);
 }
 
 // The store after the final resume: every node done with exactly one evaluation.
