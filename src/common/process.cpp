@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -121,13 +122,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
 
     // Feed stdin (small inputs only) and close it.
     if (options.stdin_data) {
-        const std::string& data = *options.stdin_data;
-        size_t written = 0;
-        while (written < data.size()) {
-            ssize_t n = ::write(in_pipe[1], data.data() + written, data.size() - written);
-            if (n <= 0) break;
-            written += static_cast<size_t>(n);
-        }
+        (void)write_to_pipe(in_pipe[1], *options.stdin_data);  // a child that exited early reads nothing
     }
     ::close(in_pipe[1]);
 
@@ -178,6 +173,32 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
         }
     }
     return result;
+}
+
+bool write_to_pipe(int fd, std::string_view data) {
+    sigset_t pipe_signal, previous;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+    bool complete = true;
+    int error = 0;
+    for (size_t written = 0; written < data.size();) {
+        ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            complete = false;
+            error = errno;
+            break;
+        }
+        written += static_cast<size_t>(n);
+    }
+    // A write to a closed pipe left a SIGPIPE pending on this thread: take it before unblocking.
+    if (error == EPIPE && !sigismember(&previous, SIGPIPE)) {
+        timespec no_wait{0, 0};
+        sigtimedwait(&pipe_signal, nullptr, &no_wait);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return complete;
 }
 
 }  // namespace kp

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -44,5 +45,9 @@ std::string join_command_line(const std::vector<std::string>& argv);
 
 // Finds an executable in PATH (or returns the path itself if it contains a '/' and is executable).
 std::optional<std::string> find_executable(const std::string& name);
+
+// Writes all of `data` to a pipe whose reader may already be gone (a child that died at once): the
+// write then stops with EPIPE instead of a SIGPIPE ending this process. False if not all was written.
+bool write_to_pipe(int fd, std::string_view data);
 
 }  // namespace kp

@@ -69,12 +69,7 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& request, const WorkerOptio
     ::close(channel_pipe[1]);
 
     // The request is small (paths and the task description): write it whole, then close stdin.
-    std::string text = to_json(request).dump();
-    for (size_t written = 0; written < text.size();) {
-        ssize_t n = ::write(in_pipe[1], text.data() + written, text.size() - written);
-        if (n <= 0) break;
-        written += static_cast<size_t>(n);
-    }
+    (void)write_to_pipe(in_pipe[1], to_json(request).dump());  // a worker that died at start reads nothing
     ::close(in_pipe[1]);
 
     WorkerOutcome outcome;

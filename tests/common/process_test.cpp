@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "common/hash.h"
 #include "common/process.h"
@@ -43,4 +45,29 @@ TEST(Process, ShellQuote) {
     EXPECT_EQ(shell_quote("abc"), "abc");
     EXPECT_EQ(shell_quote("a b"), "'a b'");
     EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+}
+
+// A child that exits before reading its stdin must not take the parent down with SIGPIPE (the
+// default action); the write reports the loss instead. Flaky before: WorkerClient's missing-
+// executable test died of SIGPIPE when the exec failed faster than the request was written.
+TEST(Process, WritingToAPipeWithNoReaderReturnsFalse) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ::close(fds[0]);
+    EXPECT_FALSE(kp::write_to_pipe(fds[1], std::string(1 << 16, 'x')));
+    ::close(fds[1]);
+    sigset_t pending;
+    sigpending(&pending);
+    EXPECT_FALSE(sigismember(&pending, SIGPIPE)) << "the SIGPIPE was left pending";
+}
+
+TEST(Process, WritingToAPipeDeliversEverything) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    EXPECT_TRUE(kp::write_to_pipe(fds[1], "hello"));
+    ::close(fds[1]);
+    char buffer[16] = {};
+    EXPECT_EQ(::read(fds[0], buffer, sizeof buffer), 5);
+    EXPECT_STREQ(buffer, "hello");
+    ::close(fds[0]);
 }
