@@ -2,12 +2,14 @@
 // does (illegal address, hang, abort, exhausting memory) ends this process and not the
 // orchestrator. Reads one request (JSON) on stdin and answers with JSON lines on the channel file
 // descriptor given by --channel-fd; see docs/worker-protocol.md.
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <iterator>
@@ -21,6 +23,19 @@
 
 using namespace kp;
 using namespace kp::worker;
+
+namespace {
+// A tracing library injected through CUDA_INJECTION64_PATH (kernelpro's timeline collector) writes
+// its trace from an atexit handler, which _exit skips: ask it to write now, if it offers to.
+void flush_injected_tracer() {
+    const char* injected = std::getenv("CUDA_INJECTION64_PATH");
+    if (!injected || !*injected) return;
+    void* handle = ::dlopen(injected, RTLD_NOW | RTLD_NOLOAD);
+    if (!handle) return;
+    if (auto flush = reinterpret_cast<void (*)()>(::dlsym(handle, "kp_timeline_flush"))) flush();
+    ::dlclose(handle);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
     int channel_fd = -1;
@@ -67,6 +82,7 @@ int main(int argc, char** argv) {
     }
     // Skip destructors and atexit handlers: candidate code may have registered some, and a hung
     // kernel must not keep the process alive.
+    flush_injected_tracer();
     std::fflush(stdout);
     std::fflush(stderr);
     ::_exit(0);

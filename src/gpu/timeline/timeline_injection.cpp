@@ -2,7 +2,9 @@
 //   CUDA_INJECTION64_PATH=/path/to/libkp_timeline.so KP_TIMELINE_OUT=trace.json ./program
 // gets the CUPTI Activity API switched on when the driver initialises (cuInit calls
 // InitializeInjection), and writes every kernel, memcpy, memset, runtime API call and
-// synchronization record to $KP_TIMELINE_OUT as JSON when the program exits normally.
+// synchronization record to $KP_TIMELINE_OUT as JSON when the program exits normally, or when
+// the program calls kp_timeline_flush() (kernelpro-worker does: it leaves with _exit, which skips
+// atexit handlers).
 // The format is parsed by kp::gpu::parse_timeline_json (src/gpu/timeline.h).
 #include <cupti.h>
 #include <cxxabi.h>
@@ -278,3 +280,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     std::call_once(once, [] { status = initialize(); });
     return status;
 }
+
+// Writes the trace now (once; later calls and the atexit handler do nothing). For programs that
+// end with _exit; they find it with dlopen(RTLD_NOLOAD) on $CUDA_INJECTION64_PATH.
+extern "C" __attribute__((visibility("default"))) void kp_timeline_flush(void) { write_timeline(); }
+
