@@ -37,7 +37,7 @@ ProfilingPlan plan_profiling(RooflineClass kind, const std::vector<const MicroTo
         trial.metrics.assign(trial_metrics.begin(), trial_metrics.end());
         trial.sass |= needs.sass;
         trial.ptxas |= needs.ptxas;
-        trial.source_page |= needs.source_page;
+        trial.source_page |= needs.source_page && inputs.source_page_allowed;
         trial.timeline |= needs.timeline;
         trial.occupancy |= needs.occupancy;
         trial.cost = estimate_plan_cost(trial, inputs);

@@ -21,6 +21,7 @@ struct PlanInputs {
     double kernel_seconds = 1e-3;   // one launch, for the ncu cost model
     double program_seconds = 2.0;   // the runner's own run time
     bool sass_cached = false;       // SASS / ptxas already collected for this build: free
+    bool source_page_allowed = true; // false: tools that want the source page do without it
 };
 
 struct ProfilingPlan {

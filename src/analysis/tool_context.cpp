@@ -17,6 +17,17 @@ std::optional<double> ToolContext::stall_share(std::string_view reason) const {
     return std::clamp(*stall / *cpi, 0.0, 1.0);
 }
 
+std::string ToolContext::pipe_metric(std::string_view pipe) {
+    return "sm__inst_executed_pipe_" + std::string(pipe) + ".avg.pct_of_peak_sustained_active";
+}
+
+std::optional<double> ToolContext::pipe_utilization(std::string_view pipe) const {
+    auto pct = metrics_.get(pipe_metric(pipe));
+    if (!pct) pct = metrics_.get("sm__pipe_" + std::string(pipe) + "_cycles_active.avg.pct_of_peak_sustained_active");
+    if (!pct) return std::nullopt;
+    return std::clamp(*pct / 100.0, 0.0, 1.0);
+}
+
 ToolContext::SectorUse ToolContext::sector_use() const {
     SectorUse use;
     auto ld = metrics_.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");

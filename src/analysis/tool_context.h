@@ -29,6 +29,13 @@ public:
     // smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio; nullopt if absent.
     std::optional<double> stall_share(std::string_view reason) const;
 
+    // A math pipe's utilization (0..1) for pipe "fma", "alu", "fp64", "xu" or "lsu", from the
+    // instruction-issue counter sm__inst_executed_pipe_<pipe> (it shares replay passes with the
+    // other issue counters; sm__pipe_<pipe>_cycles_active, read when a recording has it instead,
+    // cost 2 more passes on the H200); nullopt if absent.
+    std::optional<double> pipe_utilization(std::string_view pipe) const;
+    static std::string pipe_metric(std::string_view pipe);
+
     // Global-memory sector accounting from L1 (sectors moved vs. used).
     struct SectorUse {
         double load_sectors = 0, store_sectors = 0, local_sectors = 0;

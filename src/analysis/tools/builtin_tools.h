@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "analysis/micro_tool.h"
@@ -26,5 +27,11 @@ std::unique_ptr<MicroTool> make_barrier_stalls_tool();
 std::unique_ptr<MicroTool> make_atomic_contention_tool();
 
 std::vector<std::unique_ptr<MicroTool>> make_builtin_tools();
+
+class ToolContext;
+// The share of global accesses that are 32-bit or narrower, when narrow_global_access's trigger
+// holds (coalesced, enough global instructions); nullopt otherwise. long_scoreboard_latency uses it
+// to leave the stalls that narrow accesses explain to the tool that names that cause.
+std::optional<double> narrow_global_access_share(const ToolContext& ctx);
 
 }  // namespace kp::analysis

@@ -18,8 +18,7 @@ public:
                         DataNeeds{{"sm__sass_thread_inst_executed_op_dfma_pred_on.sum", "sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
                                    "sm__sass_thread_inst_executed_op_dmul_pred_on.sum", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
                                    "sm__sass_thread_inst_executed_op_fadd_pred_on.sum", "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
-                                   "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
-                                   "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"},
+                                   ToolContext::pipe_metric("fp64"), ToolContext::pipe_metric("fma")},
                                   false, false, false, false, false},
                         "FP64 >= 15% of FP FLOPs (gain = share x (1 - FP64/FP32 peak) x FP64 pipe busy), or FADD+FMUL >= 20% of FP32 "
                         "instructions (gain = 0.5 x share x FMA pipe busy)") {}
@@ -33,7 +32,7 @@ public:
         Finding f;
         const double fp64_share = r.flops.fp64 / fp;
         if (fp64_share >= kMinFp64Share) {
-            double pipe = m.get("sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active").value_or(r.fp64_sol * 100) / 100.0;
+            double pipe = ctx.pipe_utilization("fp64").value_or(r.fp64_sol);
             double rate_gap = c.fp32_flops > 0 ? 1.0 - c.fp64_flops / c.fp32_flops : 0.5;
             f.estimated_gain = fp64_share * rate_gap * clamp01(pipe);
             f.evidence.push_back(metric_evidence("FP64 share of FP FLOPs", fp64_share));
@@ -60,7 +59,7 @@ public:
         if (instructions <= 0) return std::nullopt;
         double unfused_share = unfused_flops / instructions;
         if (unfused_share < kMinUnfusedShare) return std::nullopt;
-        double pipe = m.get("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active").value_or(r.fp32_sol * 100) / 100.0;
+        double pipe = ctx.pipe_utilization("fma").value_or(r.fp32_sol);
         f.estimated_gain = 0.5 * unfused_share * clamp01(pipe);
         f.evidence.push_back(metric_evidence("FADD+FMUL share of FP32 instructions", unfused_share));
         f.evidence.push_back(metric_evidence("FMA pipe utilization", pipe));

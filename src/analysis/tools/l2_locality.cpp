@@ -16,7 +16,9 @@ public:
     L2LocalityTool()
         : DescribedTool("l2_locality", {RooflineClass::memory_bound, RooflineClass::balanced, RooflineClass::latency_bound},
                         DataNeeds{{"lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
-                                   "dram__bytes_read.sum", "lts__t_sector_hit_rate.pct"},
+                                   // not lts__t_sector_hit_rate.pct: 3 replay passes alone (H200), and the two
+                                   // read counters give the read hit rate in the passes they share
+                                   "dram__bytes_read.sum"},
                                   false, false, false, false, false},
                         "L2 read hit rate < 50%, L2 read requests >= 1.5x the footprint (after removing uncoalesced excess) and DRAM "
                         "reads >= 1.3x it; gain = refetched share of DRAM reads x DRAM busy (needs the task's minimal bytes)") {}

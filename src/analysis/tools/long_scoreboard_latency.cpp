@@ -18,10 +18,15 @@ public:
         : DescribedTool("long_scoreboard_latency", {RooflineClass::latency_bound, RooflineClass::balanced},
                         DataNeeds{{"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
                                    "smsp__average_warp_latency_per_inst_issued.ratio", "smsp__warps_eligible.avg.per_cycle_active",
-                                   "smsp__warps_active.avg.per_cycle_active"},
-                                  false, false, false, false, false},
+                                   "smsp__warps_active.avg.per_cycle_active",
+                                   // narrow_global_access_share's counters: that cause is named by its own tool
+                                   "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
+                                   "smsp__sass_inst_executed_op_global_ld.sum", "smsp__sass_inst_executed_op_global_st.sum",
+                                   "smsp__inst_executed.sum"},
+                                  /*sass=*/true, false, false, false, false},
                         "long-scoreboard stall >= 30% of CPI with memory < 60% of peak; "
-                        "gain = min(stall share, 1 - memory SOL/0.8) x 0.5") {}
+                        "gain = min(stall share, 1 - memory SOL/0.8) x 0.5 x the share of global accesses that are not "
+                        "narrow (narrow ones are narrow_global_access's)") {}
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
         auto share = ctx.stall_share("long_scoreboard");
@@ -31,6 +36,12 @@ public:
         if (memory_sol >= kBoundThreshold) return std::nullopt;
         Finding f;
         f.estimated_gain = std::min(*share, clamp01(1.0 - memory_sol / kAchievableMemorySol)) * kRecoverableShare;
+        // Narrow (32-bit) accesses keep few bytes in flight per thread: when most are narrow, that is
+        // the more specific cause and narrow_global_access says what to change; keep the rest.
+        const double narrow = narrow_global_access_share(ctx).value_or(0.0);
+        f.estimated_gain *= 1.0 - narrow;
+        if (f.estimated_gain <= 0) return std::nullopt;
+        if (narrow > 0) f.evidence.push_back(text_evidence(Evidence::Kind::metric, "left to narrow_global_access", format_percent(narrow)));
         const auto& m = ctx.metrics();
         f.evidence.push_back(metric_evidence("long-scoreboard share of stall cycles", *share));
         f.evidence.push_back(metric_evidence("memory speed-of-light fraction", memory_sol));

@@ -15,34 +15,31 @@ class MathPipeSaturationTool final : public DescribedTool {
 public:
     MathPipeSaturationTool()
         : DescribedTool("math_pipe_saturation", {RooflineClass::compute_bound, RooflineClass::balanced},
-                        DataNeeds{{"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-                                   "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
-                                   "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
-                                   "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
-                                   "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
-                                   "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"},
+                        DataNeeds{{ToolContext::pipe_metric("fma"), ToolContext::pipe_metric("alu"), ToolContext::pipe_metric("fp64"),
+                                   ToolContext::pipe_metric("xu"), ToolContext::pipe_metric("lsu")},
                                   false, false, false, false, false},
-                        "busiest pipe >= 80% of its peak; gain = 0.2 x its utilization") {}
+                        "busiest pipe (issue counters; tensor from the roofline's tensor SOL) >= 80% of its peak; "
+                        "gain = 0.2 x its utilization") {}
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
-        const auto& m = ctx.metrics();
-        const std::array<std::pair<const char*, const char*>, 6> pipes = {{
-            {"FMA", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"},
-            {"ALU", "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"},
-            {"FP64", "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active"},
-            {"tensor", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"},
-            {"XU (special functions)", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"},
-            {"LSU", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"},
+        const std::array<std::pair<const char*, const char*>, 5> pipes = {{
+            {"FMA", "fma"}, {"ALU", "alu"}, {"FP64", "fp64"}, {"XU (special functions)", "xu"}, {"LSU", "lsu"},
         }};
         const char* busiest = nullptr;
-        const char* busiest_metric = nullptr;
+        std::string busiest_metric;
         double utilization = 0;
-        for (const auto& [pipe, metric] : pipes) {
-            if (auto v = m.get(metric); v && *v / 100.0 > utilization) {
-                utilization = *v / 100.0;
-                busiest = pipe;
-                busiest_metric = metric;
+        for (const auto& [name, pipe] : pipes) {
+            if (auto v = ctx.pipe_utilization(pipe); v && *v > utilization) {
+                utilization = *v;
+                busiest = name;
+                busiest_metric = ToolContext::pipe_metric(pipe);
             }
+        }
+        // Tensor cores: the roofline's tensor speed-of-light (operations against the measured peak).
+        if (ctx.roofline().tensor_sol > utilization) {
+            utilization = ctx.roofline().tensor_sol;
+            busiest = "tensor";
+            busiest_metric = "tensor speed-of-light fraction x 100";
         }
         if (!busiest || utilization < kSaturated) return std::nullopt;
         Finding f;

@@ -25,7 +25,7 @@ public:
                         DataNeeds{{"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "sm__ops_path_tensor_src_tf32_dst_fp32.sum"},
                                   /*sass=*/true, false, false, false, false},
                         "no tensor instructions, FFMA fed by loads (>= 1 load per 8 FFMA in SASS), intensity >= 2x the FP32 ridge "
-                        "(28 FLOP/B on H200; task, else achieved); gain = 1 - TF32 tensor floor / time, capped at 90%") {}
+                        "(28-33 FLOP/B on H200; task FLOPs and bytes if both known, else achieved); gain = 1 - TF32 tensor floor / time, capped at 90%") {}
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
         const auto& sass = ctx.data().sass;
@@ -34,8 +34,11 @@ public:
         if (loads < sass->ffma * kMinLoadsPerFma) return std::nullopt;
         const RooflineResult& r = ctx.roofline();
         const TaskBounds& task = ctx.data().task;
-        double flops = task.min_flops.value_or(r.flops.fp32);
-        double bytes = task.min_bytes.value_or(r.dram_bytes);
+        // Intensity from one source: the task's minimal FLOPs and bytes when it states both, else
+        // what the kernel did (mixing the two mismeasures a kernel that works on part of its input).
+        const bool from_task = task.min_flops && task.min_bytes;
+        double flops = from_task ? *task.min_flops : r.flops.fp32;
+        double bytes = from_task ? *task.min_bytes : r.dram_bytes;
         if (flops <= 0 || bytes <= 0) return std::nullopt;
         double intensity = flops / bytes;
         const DeviceCeilings& c = ctx.data().ceilings;
@@ -48,7 +51,7 @@ public:
         double tensor_floor = std::max(flops / (c.tf32_tensor_flops * scale), bytes / c.dram_bytes_per_second);
         Finding f;
         f.estimated_gain = std::min(kMaxGain, clamp01(1.0 - tensor_floor / r.duration_seconds));
-        f.evidence.push_back(metric_evidence(task.min_flops ? "task FLOP per byte" : "achieved FLOP per DRAM byte", intensity));
+        f.evidence.push_back(metric_evidence(from_task ? "task FLOP per byte" : "achieved FLOP per DRAM byte", intensity));
         f.evidence.push_back(metric_evidence("FP32 speed-of-light fraction", r.fp32_sol));
         f.evidence.push_back(text_evidence(Evidence::Kind::metric, "SASS", std::to_string(sass->ffma) + " FFMA, " + std::to_string(loads) +
                                                                               " loads, 0 tensor instructions (HMMA/HGMMA)"));

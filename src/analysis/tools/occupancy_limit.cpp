@@ -20,7 +20,9 @@ public:
                         DataNeeds{{"launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem",
                                    "launch__occupancy_limit_warps", "launch__occupancy_limit_blocks", "launch__block_size",
                                    "launch__registers_per_thread", "launch__shared_mem_per_block",
-                                   "sm__maximum_warps_per_active_cycle_pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
+                                   // theoretical occupancy comes from the calculator or the free launch__
+                                   // limits, so not sm__maximum_warps_per_active_cycle_pct
+                                   "sm__warps_active.avg.pct_of_peak_sustained_active",
                                    "launch__waves_per_multiprocessor"},
                                   false, false, false, false, /*occupancy=*/true},
                         "theoretical < 50% of warp slots, or achieved below theoretical by >= 20 points with >= 1 wave; "
