@@ -21,9 +21,10 @@ namespace kp::cli {
 
 namespace {
 struct ProfileArgs {
-    std::string task, candidate, ncu, request_file;
+    std::string task, candidate, ncu, request_file, ncu_csv, ceilings;
     std::vector<std::string> params, tools, collectors;
-    bool json = false, feedback = false, list_tools = false, quiet = false;
+    std::string stages = "auto";
+    bool json = false, feedback = false, list_tools = false, quiet = false, no_cache = false;
     double budget_seconds = 120.0;
     int budget_passes = 40;
 };
@@ -45,11 +46,23 @@ Handler register_profile(CLI::App& root) {
     auto a = std::make_shared<ProfileArgs>();
     cmd->add_option("task", a->task, "Task folder (holding task.toml)");
     cmd->add_option("candidate", a->candidate, "Candidate .cu file");
-    cmd->add_flag("--list-tools", a->list_tools, "List the tools (name, roofline classes, data needed) and exit");
+    cmd->add_flag("--list-tools", a->list_tools, "List the tools (name, roofline classes, data needed) and exit; with --json, every metric too");
     cmd->add_flag("--json", a->json, "Print the JSON report (schema kernelpro.profile/1)");
     cmd->add_flag("--feedback", a->feedback, "Print only the compact feedback text given to an LLM");
     cmd->add_option("--tools", a->tools, "Run only these tools (comma-separated, see --list-tools)");
-    cmd->add_option("--collectors", a->collectors, "Collectors to use: ncu,sass,ptxas,timeline,occupancy (default: all)");
+    cmd->add_option("--collectors", a->collectors,
+                    "Collectors: ncu,source,sass,ptxas,timeline,occupancy; a list replaces the default set "
+                    "(all but source; timeline only for calls with 2+ kernels), +NAME adds, -NAME removes");
+    cmd->add_option("--stages", a->stages, "Counter collection: auto (one ncu run when the budget allows, else two), 1, 2")
+        ->check(CLI::IsMember({"auto", "1", "2"}))
+        ->capture_default_str();
+    cmd->add_option("--ncu-csv", a->ncu_csv,
+                    "Diagnose from counters ncu recorded before (`ncu -i R --csv --page raw --print-units base`, or a "
+                    "--metrics CSV) instead of running ncu; needs no GPU")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--ceilings", a->ceilings, "Device ceilings from this file (`kernelpro device --json` output) instead of this GPU's")
+        ->check(CLI::ExistingFile);
+    cmd->add_flag("--no-cache", a->no_cache, "Collect again even when this build was profiled before on this GPU");
     cmd->add_option("--budget-seconds", a->budget_seconds, "Profiling time budget, seconds")->capture_default_str();
     cmd->add_option("--budget-passes", a->budget_passes, "ncu replay-pass budget, both stages")->capture_default_str();
     cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)");
@@ -58,7 +71,8 @@ Handler register_profile(CLI::App& root) {
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
     return [a]() -> int {
         if (a->list_tools) {
-            std::cout << render_tool_list();
+            if (a->json) std::cout << tool_list_json().dump(2) << "\n";
+            else std::cout << render_tool_list();
             return kExitOk;
         }
         if (a->task.empty() || a->candidate.empty()) {
@@ -77,13 +91,18 @@ Handler register_profile(CLI::App& root) {
         options.ncu_path = a->ncu;
         options.request_file = a->request_file;
         options.tools = split_commas(a->tools);
-        auto collectors = split_commas(a->collectors);
-        if (!collectors.empty()) options.collectors = std::set<std::string>(collectors.begin(), collectors.end());
-        for (const auto& c : options.collectors)
-            if (!all_profile_collectors().count(c)) {
-                std::cerr << "error: unknown collector '" << c << "' (known: ncu, sass, ptxas, timeline, occupancy)\n";
-                return kExitUsage;
-            }
+        auto collectors = apply_collector_list(split_commas(a->collectors), options.collectors);
+        if (!collectors) {
+            std::cerr << "error: " << collectors.error().message << "\n";
+            return kExitUsage;
+        }
+        options.collectors = collectors->first;
+        options.timeline_always = collectors->second;
+        options.stages = a->stages == "1" ? StagePlan::one_run : a->stages == "2" ? StagePlan::two_runs : StagePlan::automatic;
+        options.use_cache = !a->no_cache;
+        options.ncu_csv = a->ncu_csv;
+        options.source_name = a->candidate;
+        options.ceilings_file = a->ceilings;
         for (const auto& t : options.tools)
             if (!analysis::default_tool_registry().find(t)) {
                 std::cerr << "error: unknown tool '" << t << "' (see kernelpro profile --list-tools)\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -24,6 +25,7 @@
 #include "gpu/occupancy.h"
 #include "gpu/timeline.h"
 #include "profile/ncu_collector.h"
+#include "profile/ncu_csv.h"
 #include "profile/ptxas_report.h"
 #include "profile/sass_collector.h"
 #include "profile/sass_summary.h"
@@ -95,15 +97,45 @@ analysis::TimelineSummary to_analysis_timeline(const gpu::TimelineSummary& s) {
 
 // ---- environment ----
 
+// The cache key of every GPU result of one profile: the binary, the task (its shapes and inputs),
+// the GPU with its driver, and the ncu asked for.
+std::string profile_cache_key(const BuildOutcome& build, const TaskSpec& task, const std::string& device, const std::string& ncu) {
+    return profile::CollectorCache::make_key({"profile/1", build.key, to_json(task).dump(), device, ncu});
+}
+
 struct Ceilings {
     analysis::DeviceCeilings value = analysis::h200_datasheet_ceilings();
     std::string source;
     gpu::OccupancyLimits limits = gpu::OccupancyLimits::sm90();
     bool gpu_present = false;
     std::string gpu_error;
+    std::string device_identity;  // GPU name and driver: part of every cache key
 };
 
-Ceilings load_ceilings() {
+Ceilings load_ceilings_of_this_gpu();
+
+// The ceilings given by file (`kernelpro device --json` output or its cache file) replace the
+// cached or datasheet values; the GPU, if any, is still detected.
+void apply_ceilings_file(Ceilings& c, const fs::path& file) {
+    auto text = read_text_file(file);
+    auto parsed = text ? gpu::parse_ceilings_json(*text) : Result<gpu::DeviceCeilings>(text.error());
+    if (!parsed) {
+        c.source += " (cannot read " + file.string() + ": " + parsed.error().message + ")";
+        return;
+    }
+    c.value = to_analysis_ceilings(*parsed);
+    if (parsed->device.max_warps_per_sm > 0) c.limits = gpu::OccupancyLimits::from_device(parsed->device);
+    c.source = "measured (" + file.string() + ")";
+    if (c.device_identity.empty()) c.device_identity = parsed->device.name;
+}
+
+Ceilings load_ceilings(const fs::path& file) {
+    Ceilings c = load_ceilings_of_this_gpu();
+    if (!file.empty()) apply_ceilings_file(c, file);
+    return c;
+}
+
+Ceilings load_ceilings_of_this_gpu() {
     Ceilings c;
     auto driver = gpu::CudaDriver::load();
     if (!driver) {
@@ -122,6 +154,7 @@ Ceilings load_ceilings() {
     std::string driver_version;
     if (auto nvml = gpu::Nvml::load()) driver_version = nvml->driver_version();
     if (driver_version.empty()) driver_version = "cuda" + gpu::format_cuda_version(driver->driver_version());
+    c.device_identity = info->name + " / driver " + driver_version;
     fs::path path = gpu::ceilings_cache_path(cache_directory(), info->name, driver_version);
     if (auto text = read_text_file(path)) {
         if (auto parsed = gpu::parse_ceilings_json(*text)) {
@@ -215,6 +248,27 @@ void merge_metrics(profile::KernelMetrics& into, const profile::KernelMetrics& f
 
 }  // namespace
 
+Result<std::pair<std::set<std::string>, bool>> apply_collector_list(const std::vector<std::string>& items,
+                                                                    const std::set<std::string>& base) {
+    std::set<std::string> result = base;
+    bool replaced = false, timeline_named = false;
+    for (const std::string& item : items) {
+        const bool add = item.front() == '+', remove = item.front() == '-';
+        std::string name = add || remove ? item.substr(1) : item;
+        if (!all_profile_collectors().count(name))
+            return make_error("unknown collector '" + name + "' (known: " + known_collector_list() + ")");
+        if (name == "timeline" && !remove) timeline_named = true;
+        if (remove) result.erase(name);
+        else if (add) result.insert(name);
+        else {
+            if (!replaced) result.clear();
+            replaced = true;
+            result.insert(name);
+        }
+    }
+    return std::make_pair(result, timeline_named);
+}
+
 Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options) {
     if (!build.ok()) return make_error("the candidate did not build: " + build.message);
     auto start = Clock::now();
@@ -226,22 +280,53 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     report.candidate = build.source_copy.string();
     report.library = build.library.string();
     for (const auto& c : options.collectors)
-        if (!all_profile_collectors().count(c)) return make_error("unknown collector '" + c + "' (known: ncu, sass, ptxas, timeline, occupancy)");
+        if (!all_profile_collectors().count(c)) return make_error("unknown collector '" + c + "' (known: " + known_collector_list() + ")");
     for (const auto& t : options.tools)
         if (!analysis::default_tool_registry().find(t)) return make_error("unknown tool '" + t + "' (see --list-tools)");
 
-    Ceilings ceilings = load_ceilings();
-    report.ceilings_source = ceilings.source;
+    // The CPU-side collectors overlap the GPU ones: the ceilings (which start the driver) and the
+    // SASS (cuobjdump + nvdisasm) run on their own threads while ncu starts.
+    auto ceilings_future = std::async(std::launch::async, load_ceilings, options.ceilings_file);
+    std::optional<profile::CollectorCache> cache;
+    if (options.use_cache) cache.emplace(options.cache_directory.empty() ? cache_directory() / "profile" : options.cache_directory);
+    using SassOutcome = std::pair<std::optional<Result<profile::SassCollection>>, double>;  // and its seconds
+    auto sass_future = std::async(std::launch::async, [&]() -> SassOutcome {
+        if (!wants(options, "sass")) return {std::nullopt, 0.0};
+        auto t0 = Clock::now();
+        profile::SassCollector collector({}, {}, cache);
+        auto collected = collector.collect({build.library, build.key});
+        return {std::move(collected), since(t0)};
+    });
+    auto timed = [&](const char* collector, auto&& body) {
+        auto t0 = Clock::now();
+        body();
+        report.collector_seconds[collector] += since(t0);
+    };
 
     // ---- offline collectors ----
     std::optional<profile::SassCollection> sass;
-    if (wants(options, "sass")) {
-        progress("sass: disassembling " + build.library.filename().string());
-        profile::SassCollector collector;
-        auto collected = collector.collect({build.library, build.key});
-        if (collected) sass = std::move(*collected);
-        else report.notes.push_back("sass: " + collected.error().message);
-    }
+    if (wants(options, "sass")) progress("sass: disassembling " + build.library.filename().string());
+    // Waits for the SASS thread; called where the SASS is first needed (after ncu, when it runs).
+    bool sass_joined = false;
+    auto join_sass = [&] {
+        if (sass_joined) return;
+        sass_joined = true;
+        timed("sass wait", [&] {
+            auto [collected, seconds] = sass_future.get();
+            if (collected) {
+                report.collector_seconds["sass"] = seconds;
+                if (*collected) {
+                    if ((*collected)->from_cache) report.cached.push_back("sass");
+                    sass = std::move(**collected);
+                } else {
+                    report.notes.push_back("sass: " + collected->error().message);
+                }
+            }
+        });
+    };
+    Ceilings ceilings = ceilings_future.get();
+    report.ceilings_source = ceilings.source;
+
     std::optional<profile::PtxasReport> ptxas;
     if (wants(options, "ptxas")) {
         auto parsed = profile::parse_ptxas_report(build.ptxas_report);
@@ -249,6 +334,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         else report.notes.push_back("ptxas: no resource report in the build log");
     }
     auto base_data = [&](const std::string& kernel_name) {
+        join_sass();
         analysis::ProfileData data;
         data.kernel_name = kernel_name;
         data.ceilings = ceilings.value;
@@ -262,6 +348,14 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         if (sass)
             if (const profile::SassFunction* f = sass->find_function(kernel_name)) {
                 data.sass_function = *f;
+                // Line info names the file nvcc compiled (a scratch copy, renamed into the build cache
+                // afterwards): show the candidate's own name instead.
+                const std::string compiled = build.source_copy.filename().string();
+                const std::string shown = options.source_name.empty() ? build.source_copy.string() : options.source_name;
+                for (auto& instruction : data.sass_function->instructions)
+                    if (instruction.location && fs::path(instruction.location->file).filename() == compiled &&
+                        instruction.location->file.find(build.key) != std::string::npos)
+                        instruction.location->file = shown;
                 data.sass = profile::summarize_sass(*f);
             }
         if (ptxas) {
@@ -276,6 +370,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     if (ptxas)
         for (const auto& f : ptxas->functions)
             if (f.entry && std::find(entry_kernels.begin(), entry_kernels.end(), f.name) == entry_kernels.end()) entry_kernels.push_back(f.name);
+    if (entry_kernels.empty()) join_sass();
     if (entry_kernels.empty() && sass)
         for (const auto& cubin : sass->cubins)
             for (const auto& f : cubin.program.functions) entry_kernels.push_back(f.name);
@@ -291,13 +386,32 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         return report;
     };
 
+    std::vector<analysis::ProfileData> kernels;
+    bool stage2_done = false;  // every tool's counters are in hand already
+    analysis::ProfilingPlan one_run_plan;
+    if (!options.ncu_csv.empty()) {
+        // Recorded counters: what a profile of this build measured before (or elsewhere).
+        auto text = read_text_file(options.ncu_csv);
+        if (!text) return make_error("cannot read the ncu CSV: " + text.error().message);
+        auto parsed = profile::parse_ncu_csv(*text);
+        if (!parsed) return make_error(options.ncu_csv.string() + ": " + parsed.error().message);
+        if (parsed->empty()) return make_error(options.ncu_csv.string() + ": no kernel in it");
+        for (const auto& k : *parsed) {
+            auto data = base_data(k.name);
+            data.metrics = k;
+            kernels.push_back(std::move(data));
+        }
+        report.notes.push_back("counters from " + options.ncu_csv.string() + " (not measured now)");
+        stage2_done = true;
+    }
+
     // ---- GPU collectors ----
-    const bool need_gpu = wants(options, "ncu") || wants(options, "timeline");
-    if (!need_gpu) return offline_report("");
-    if (!ceilings.gpu_present)
+    const bool need_gpu = options.ncu_csv.empty() && (wants(options, "ncu") || wants(options, "timeline"));
+    if (!need_gpu && kernels.empty()) return offline_report("");
+    if (need_gpu && !ceilings.gpu_present)
         return offline_report(ceilings.gpu_error + "; ncu counters, the roofline, occupancy with the real launch and "
                               "the timeline need a GPU: showing the SASS/ptxas findings only");
-    auto worker = find_worker_executable();
+    auto worker = need_gpu ? find_worker_executable() : Result<fs::path>(fs::path());
     if (!worker) return offline_report("kernelpro-worker not found: " + worker.error().message);
     auto scratch = make_temp_directory("kp-profile-");
     if (!scratch) return scratch.error();
@@ -306,7 +420,6 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         ~Cleanup() { std::error_code ec; fs::remove_all(dir, ec); }
     } cleanup{*scratch};
 
-    std::vector<analysis::ProfileData> kernels;
     std::optional<profile::NcuCollector> ncu;
     std::vector<std::string> stage1_metrics;
     fs::path request1;
@@ -320,7 +433,15 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             report.commands.push_back(c);
         }
     };
-    if (wants(options, "ncu")) {
+    // What every cached GPU result depends on: the binary, the task (its inputs), the GPU, the tool.
+    const std::string cache_key = profile_cache_key(build, task, ceilings.device_identity, options.ncu_path);
+    // The tools that may run: those named, else every tool (the class picks among them later).
+    std::vector<const analysis::MicroTool*> candidate_tools;
+    if (options.tools.empty()) candidate_tools = analysis::default_tool_registry().all();
+    else
+        for (const auto& name : options.tools) candidate_tools.push_back(analysis::default_tool_registry().find(name));
+    bool two_stages = options.stages == StagePlan::two_runs;
+    if (need_gpu && wants(options, "ncu")) {
         std::string ncu_path = options.ncu_path;
         if (ncu_path.empty()) {
             auto located = profile::require_nvidia_tool("ncu");
@@ -329,7 +450,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         }
         auto wrapper = make_ncu_wrapper(*scratch, ncu_path);
         if (!wrapper) return wrapper.error();
-        ncu.emplace(wrapper->string());
+        ncu.emplace(wrapper->string(), cache);
         ncu_display = {wrapper->string(), shell_quote(ncu_path) + " --profile-from-start off"};
         fs::path request_dir = options.request_file.empty() ? *scratch : fs::absolute(options.request_file).parent_path();
         std::string request_name = options.request_file.empty() ? "request1.json" : options.request_file.filename().string();
@@ -344,38 +465,86 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             if (std::find(stage1_metrics.begin(), stage1_metrics.end(), m) == stage1_metrics.end()) stage1_metrics.push_back(m);
         profile::NcuRequest request;
         request.metrics = stage1_metrics;
+        // One run when every candidate tool's counters fit the budget along with the roofline's:
+        // measured on the H200, they add a few passes to one ncu start-up, while a second ncu run
+        // costs a whole start-up again. Two runs when the budget is too tight for that.
+        if (!two_stages) {
+            analysis::PlanBudget budget;
+            budget.max_replay_passes = options.budget_passes - profile::estimate_ncu_replay_passes(stage1_metrics, {}, false);
+            budget.max_seconds = options.budget_seconds;
+            analysis::PlanInputs inputs;
+            inputs.sass_cached = true;
+            inputs.source_page_allowed = wants(options, "source");
+            one_run_plan = analysis::plan_profiling(analysis::RooflineClass::balanced, candidate_tools, budget, inputs);
+            if (options.stages == StagePlan::automatic && !one_run_plan.dropped.empty()) two_stages = true;
+            else {
+                for (const auto& m : one_run_plan.metrics)
+                    if (std::find(request.metrics.begin(), request.metrics.end(), m) == request.metrics.end()) request.metrics.push_back(m);
+                request.source_page = one_run_plan.source_page;
+                stage2_done = true;
+            }
+        }
         request.program_argv = worker_argv(*worker, request1);
         request.launch_count = options.max_kernels;
+        request.cache_key = cache_key;
         request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
-        progress(fmt::format("ncu stage 1: {} roofline metrics", request.metrics.size()));
-        auto result = ncu->collect(request);
-        if (!result) return offline_report("ncu stage 1 failed: " + result.error().message);
-        report.ncu_runs++;
-        report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, false);
+        progress(fmt::format("ncu: {} metrics{}{}", request.metrics.size(), request.source_page ? " + source page" : "",
+                             stage2_done ? " (roofline and every tool, one run)" : " (stage 1: roofline)"));
+        std::optional<Result<profile::NcuResult>> collected;
+        timed("ncu", [&] { collected = ncu->collect(request); });
+        auto& result = *collected;
+        if (!result) return offline_report("ncu failed: " + result.error().message);
+        if (!result->from_cache) {
+            report.ncu_runs++;
+            report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, request.source_page);
+        } else {
+            report.cached.push_back("ncu");
+        }
         record(result->commands);
         for (const auto& k : result->kernels) {
             auto data = base_data(k.name);
             data.metrics = k;
+            for (const auto& page : result->source_pages)
+                if (short_name(page.kernel_name) == short_name(k.name) && !data.source) data.source = page;
             kernels.push_back(std::move(data));
         }
     }
 
-    // Timeline: the worker under the CUPTI injection library.
-    if (wants(options, "timeline")) {
+    // Timeline: the worker under the CUPTI injection library. Host gaps and launch overhead only
+    // exist between launches, so by default it runs when ncu saw two or more kernels in a call
+    // (or when there is no ncu to say); asked for by name, it always runs.
+    const bool timeline_useful = options.timeline_always || !wants(options, "ncu") || kernels.size() >= 2;
+    if (need_gpu && wants(options, "timeline") && !timeline_useful)
+        report.notes.push_back("timeline: skipped, one kernel launch per call (ask with --collectors ...,timeline)");
+    if (need_gpu && wants(options, "timeline") && timeline_useful) {
         auto library = gpu::find_helper("libkp_timeline.so");
         auto req = write_request(*scratch, "request_timeline.json", task, build, options.timeline_iterations);
+        const std::string key = profile::CollectorCache::make_key({"timeline", cache_key, std::to_string(options.timeline_iterations)});
+        std::optional<std::string> text;
+        if (cache) text = cache->load(key);
+        if (text) report.cached.push_back("timeline");
         if (!library) report.notes.push_back("timeline: libkp_timeline.so not found (set KERNELPRO_HELPER_DIR)");
-        else if (req) {
+        else if (!req) report.notes.push_back("timeline: " + req.error().message);
+        else if (!text) {
             progress("timeline: CUPTI activity trace");
             fs::path out = *scratch / "timeline.json";
             ProcessOptions po;
             po.timeout = std::chrono::seconds(120);
             po.extra_environment = {{"CUDA_INJECTION64_PATH", library->string()}, {"KP_TIMELINE_OUT", out.string()}};
-            auto run = run_process(worker_argv(*worker, *req), po);
-            auto text = read_text_file(out);
-            auto timeline = text ? gpu::parse_timeline_json(*text) : Result<gpu::Timeline>(text.error());
-            if (!run || !run->succeeded()) report.notes.push_back("timeline: the worker run failed" + (run ? ": " + run->describe_failure() : ": " + run.error().message));
-            else if (!timeline) report.notes.push_back("timeline: " + timeline.error().message);
+            std::optional<Result<ProcessResult>> run;
+            timed("timeline", [&] { run = run_process(worker_argv(*worker, *req), po); });
+            if (!*run || !(*run)->succeeded())
+                report.notes.push_back("timeline: the worker run failed" + (*run ? ": " + (*run)->describe_failure() : ": " + run->error().message));
+            else if (auto written = read_text_file(out)) {
+                text = std::move(*written);
+                if (cache) (void)cache->store(key, *text);
+            } else {
+                report.notes.push_back("timeline: the traced run wrote no trace (" + written.error().message + ")");
+            }
+        }
+        if (text) {
+            auto timeline = gpu::parse_timeline_json(*text);
+            if (!timeline) report.notes.push_back("timeline: " + timeline.error().message);
             else {
                 // Keep the candidate's kernels only (its own and library ones such as cuBLAS; the
                 // worker's kp_harness_* kernels fill inputs and flush L2), and the transfers inside
@@ -399,8 +568,6 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
                     report.notes.push_back("timeline: no kernel of the candidate in the trace");
                 }
             }
-        } else {
-            report.notes.push_back("timeline: " + req.error().message);
         }
     }
 
@@ -437,6 +604,16 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         analysis::PlanInputs inputs;
         inputs.kernel_seconds = std::max(1e-6, roofline->duration_seconds);
         inputs.sass_cached = true;
+        inputs.source_page_allowed = wants(options, "source");
+        if (stage2_done) {
+            // The one run held every tool's counters: the plan is the class's share of it.
+            plans[i] = one_run_plan;
+            plans[i].kind = roofline->kind;
+            std::erase_if(plans[i].tools, [&](const std::string& name) {
+                return std::none_of(tools.begin(), tools.end(), [&](const analysis::MicroTool* t) { return t->name() == name; });
+            });
+            continue;
+        }
         plans[i] = analysis::plan_profiling(roofline->kind, tools, budget, inputs);
         for (const auto& m : plans[i].metrics)
             if (std::find(stage1_metrics.begin(), stage1_metrics.end(), m) == stage1_metrics.end() &&
@@ -450,13 +627,20 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         request.source_page = source_page;
         request.program_argv = worker_argv(*worker, request1);
         request.launch_count = options.max_kernels;
+        request.cache_key = cache_key;
         request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
         progress(fmt::format("ncu stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page" : ""));
-        auto result = ncu->collect(request);
+        std::optional<Result<profile::NcuResult>> collected;
+        timed("ncu", [&] { collected = ncu->collect(request); });
+        auto& result = *collected;
         if (!result) report.notes.push_back("ncu stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
         else {
-            report.ncu_runs++;
-            report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, source_page);
+            if (!result->from_cache) {
+                report.ncu_runs++;
+                report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, source_page);
+            } else {
+                report.cached.push_back("ncu stage 2");
+            }
             record(result->commands);
             for (auto& data : kernels) {
                 if (!data.metrics) continue;
@@ -557,8 +741,17 @@ std::string render_profile_text(const ProfileReport& report) {
             out << "\n";
         }
     }
-    out << fmt::format("\nprofiling cost: {:.1f} s, {} ncu run(s), ~{} replay passes\n", report.seconds, report.ncu_runs,
+    out << fmt::format("\nprofiling cost: {:.1f} s, {} ncu run(s), ~{} replay passes", report.seconds, report.ncu_runs,
                        report.estimated_passes);
+    std::string parts;
+    for (const auto& [collector, seconds] : report.collector_seconds) parts += fmt::format("{}{} {:.1f} s", parts.empty() ? "" : ", ", collector, seconds);
+    if (!parts.empty()) out << " (" << parts << ")";
+    if (!report.cached.empty()) {
+        std::string joined;
+        for (const auto& c : report.cached) joined += (joined.empty() ? "" : ", ") + c;
+        out << "; from the cache: " << joined;
+    }
+    out << "\n";
     return out.str();
 }
 
@@ -579,7 +772,8 @@ nlohmann::json profile_report_json(const ProfileReport& report) {
             {"environment_error", report.environment_error},
             {"notes", report.notes},
             {"kernels", kernels},
-            {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"estimated_replay_passes", report.estimated_passes}}},
+            {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"estimated_replay_passes", report.estimated_passes},
+                      {"collector_seconds", report.collector_seconds}, {"cached", report.cached}}},
             {"commands", report.commands}};
 }
 
@@ -607,6 +801,24 @@ std::string render_tool_list() {
         out += fmt::format("{:<28} classes={:<55} needs={}\n", tool->name(), classes, joined.empty() ? "-" : joined);
     }
     return out;
+}
+
+nlohmann::json tool_list_json() {
+    nlohmann::json tools = nlohmann::json::array();
+    for (const analysis::MicroTool* tool : analysis::default_tool_registry().all()) {
+        nlohmann::json classes = nlohmann::json::array();
+        for (auto c : tool->classes()) classes.push_back(analysis::to_string(c));
+        auto needs = tool->needs();
+        tools.push_back({{"name", tool->name()},
+                         {"classes", classes},
+                         {"metrics", needs.metrics},
+                         {"sass", needs.sass},
+                         {"ptxas", needs.ptxas},
+                         {"source_page", needs.source_page},
+                         {"timeline", needs.timeline},
+                         {"occupancy", needs.occupancy}});
+    }
+    return {{"schema", "kernelpro.tools/1"}, {"stage1_metrics", analysis::roofline_metric_names()}, {"tools", tools}};
 }
 
 }  // namespace kp::cli

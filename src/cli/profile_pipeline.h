@@ -1,17 +1,19 @@
 // The profiling pipeline behind `kernelpro profile` (and, later, `optimize`): given a task and a
 // built candidate, collect what the tools need and diagnose every kernel of one call.
+// Counters are collected in one ncu run when they fit the budget (see StagePlan); otherwise:
 //   stage 1: ncu with the roofline counters on the worker's profile_run (one call, the warm-up is
 //            outside the profiler range), SASS and ptxas from the build (no GPU), occupancy from
 //            ptxas resources + ncu's launch configuration, an optional CUPTI timeline;
 //   classify each kernel on the roofline;
 //   stage 2: plan_profiling for the class, within the budget left -> a second ncu pass with the
-//            extra metrics (and the source page when a tool asks for it); diagnose and rank.
+//            extra metrics (and the source page when a tool asks for it and `source` is on); diagnose and rank.
 // Without a GPU or ncu the GPU stages are skipped with the reason, and the tools that can judge
 // from SASS and ptxas alone still run (environment_error then says what needed the GPU).
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,20 +28,51 @@
 
 namespace kp::cli {
 
+// ncu: counters; source: ncu's source page (per-SASS-instruction counters and warp-stall samples,
+// for the tools that point at lines; about 12 more passes, so not collected unless asked for);
+// sass, ptxas: from the build, no GPU; timeline: CUPTI activity trace; occupancy: the occupancy
+// calculator with the real launch.
 inline const std::set<std::string>& all_profile_collectors() {
+    static const std::set<std::string> names = {"ncu", "source", "sass", "ptxas", "timeline", "occupancy"};
+    return names;
+}
+inline const std::set<std::string>& default_profile_collectors() {
     static const std::set<std::string> names = {"ncu", "sass", "ptxas", "timeline", "occupancy"};
     return names;
 }
+inline std::string known_collector_list() { return "ncu, source, sass, ptxas, timeline, occupancy"; }
+
+// --collectors: a plain list replaces `base`; +NAME adds to it, -NAME removes. Returns the set and
+// whether the timeline was named (then it runs whatever the number of kernels).
+Result<std::pair<std::set<std::string>, bool>> apply_collector_list(const std::vector<std::string>& items,
+                                                                    const std::set<std::string>& base);
+
+// How the counters are collected: automatic = one ncu run with the roofline's and every tool's
+// counters when that fits the budget, else two; two_runs = the roofline first, then only the
+// tools of each kernel's class (fewer passes, one more ncu start-up).
+enum class StagePlan { automatic, one_run, two_runs };
 
 struct ProfileOptions {
     std::string ncu_path;                  // empty: located (KERNELPRO_NCU, PATH, ...)
     std::vector<std::string> tools;        // empty: the tools of each kernel's roofline class
-    std::set<std::string> collectors = all_profile_collectors();
+    std::set<std::string> collectors = default_profile_collectors();
+    StagePlan stages = StagePlan::automatic;
+    bool timeline_always = false;          // false: only when a call launches two or more kernels
     double budget_seconds = 120.0;         // all profiling together
     int budget_passes = 40;                // ncu replay passes, both stages together
     int max_kernels = 16;                  // kernel launches of one call to profile
     int timeline_iterations = 5;
+    bool use_cache = true;                 // reuse results collected for the same build, task and GPU
+    std::filesystem::path cache_directory; // empty: <kernelpro cache>/profile
     std::function<void(const std::string&)> on_progress;
+    // How findings name the candidate's source lines (the line info points at the build's copy of
+    // it in the cache); empty: that copy's path.
+    std::string source_name;
+    // Diagnose from counters ncu already recorded (a `--page raw` or `--metrics` CSV, base units)
+    // instead of running ncu: no GPU needed. The candidate's SASS and ptxas still come from its build.
+    std::filesystem::path ncu_csv;
+    // Ceilings from this file (`kernelpro device --json` or its cache file) instead of this GPU's cache.
+    std::filesystem::path ceilings_file;
     // Where to write the worker's profile_run request (kept, so the recorded ncu commands can be
     // re-run, e.g. by scripts/gpu-profile-check); empty: a scratch file, removed afterwards.
     std::filesystem::path request_file;
@@ -60,7 +93,9 @@ struct ProfileReport {
     std::string environment_error;         // non-empty: a GPU stage could not run (exit 3)
     double seconds = 0;                    // wall time of the profiling (not the build)
     int ncu_runs = 0;
-    int estimated_passes = 0;              // replay passes, by our model
+    int estimated_passes = 0;              // replay passes, by our model (0 when all came from the cache)
+    std::map<std::string, double> collector_seconds;  // wall time per collector (sass overlaps ncu)
+    std::vector<std::string> cached;       // collectors answered from the cache
     std::vector<std::string> commands;     // ncu command lines that ran
 };
 
@@ -74,5 +109,8 @@ nlohmann::json profile_report_json(const ProfileReport& report);
 std::string render_profile_feedback(const ProfileReport& report);
 // One line per registered tool: name, classes, data it needs.
 std::string render_tool_list();
+// The same as JSON (schema kernelpro.tools/1), with every metric each tool asks ncu for and the
+// roofline (stage 1) metrics: what scripts/ncu-cost-probe measures pass counts of.
+nlohmann::json tool_list_json();
 
 }  // namespace kp::cli

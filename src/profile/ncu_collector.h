@@ -34,7 +34,8 @@ struct NcuRequest {
     std::chrono::seconds timeout{600};
     std::map<std::string, std::string> environment;  // extra environment for the program
     std::optional<std::filesystem::path> working_directory;
-    std::string cache_key;                  // build hash of the profiled binary; empty = no caching
+    std::string cache_key;                  // names the binary, its inputs and the GPU; empty = no caching
+    std::filesystem::path empty_section_folder;  // set by collect() when only metrics are asked for
     // For the cost estimate only.
     double kernel_seconds = 1e-3;   // one launch of the kernel
     double program_seconds = 2.0;   // the program's run time without ncu

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+#include <toml++/toml.h>
 
 #include "analysis/tool_registry.h"
 #include "cli/commands.h"
@@ -56,6 +57,43 @@ TEST(ProfileCommand, ListToolsNeedsNoTaskAndNamesEveryTool) {
     EXPECT_NE(run.out.find("classes="), std::string::npos);
     EXPECT_NE(run.out.find("needs="), std::string::npos);
     EXPECT_NE(run.out.find("timeline"), std::string::npos);
+}
+
+TEST(ProfileCommand, ListToolsJsonCarriesEveryMetric) {
+    auto run = run_profile({"--list-tools", "--json"});
+    EXPECT_EQ(run.exit_code, 0);
+    auto doc = nlohmann::json::parse(run.out);
+    EXPECT_EQ(doc["schema"], "kernelpro.tools/1");
+    EXPECT_EQ(doc["tools"].size(), kp::analysis::default_tool_registry().all().size());
+    EXPECT_FALSE(doc["stage1_metrics"].empty());
+    for (const auto& tool : doc["tools"])
+        if (tool["name"] == "shared_bank_conflicts") {
+            EXPECT_TRUE(tool["source_page"].get<bool>());
+            EXPECT_GE(tool["metrics"].size(), 4u);
+        }
+}
+
+TEST(CollectorList, PlainListReplacesPlusAddsMinusRemoves) {
+    using kp::cli::apply_collector_list;
+    const auto& base = kp::cli::default_profile_collectors();
+    EXPECT_FALSE(base.count("source")) << "the source page costs ~12 passes: opt-in";
+    auto plus = apply_collector_list({"+source"}, base);
+    ASSERT_TRUE(plus);
+    EXPECT_TRUE(plus->first.count("source"));
+    EXPECT_TRUE(plus->first.count("ncu"));
+    EXPECT_FALSE(plus->second);
+    auto minus = apply_collector_list({"-timeline", "-occupancy"}, base);
+    ASSERT_TRUE(minus);
+    EXPECT_FALSE(minus->first.count("timeline"));
+    EXPECT_FALSE(minus->first.count("occupancy"));
+    EXPECT_TRUE(minus->first.count("sass"));
+    auto plain = apply_collector_list({"sass", "timeline"}, base);
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain->first, (std::set<std::string>{"sass", "timeline"}));
+    EXPECT_TRUE(plain->second) << "a named timeline runs whatever the number of kernels";
+    auto bad = apply_collector_list({"+bogus"}, base);
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("unknown collector 'bogus'"), std::string::npos);
 }
 
 TEST(ProfileCommand, UsageErrorsExitTwo) {
@@ -123,4 +161,79 @@ TEST(ProfileCommand, FeedbackIsCompact) {
     EXPECT_FALSE(run.out.empty());
     EXPECT_EQ(run.out.find("ceilings:"), std::string::npos);  // no report furniture, findings only
     EXPECT_LT(run.out.size(), 2000u);
+}
+
+// The validation corpus on counters recorded on the H200 (tests/fixtures/h200-corpus, written by
+// `scripts/gpu-check corpus`): the kernels are built and disassembled here, the counters replayed
+// with --ncu-csv, so the whole pipeline after ncu runs on CI. The named tool must rank first, and
+// the healthy kernel must draw no finding above its max_gain (tests/profile_corpus/manifest.toml).
+namespace {
+struct CorpusKernel {
+    std::string file, expect;
+    double max_gain = 0.15;
+};
+std::vector<CorpusKernel> corpus_manifest() {
+    std::vector<CorpusKernel> out;
+    auto table = toml::parse_file(kSource + "/tests/profile_corpus/manifest.toml");
+    if (auto* kernels = table["kernel"].as_array())
+        for (auto& node : *kernels) {
+            auto& k = *node.as_table();
+            out.push_back({k["file"].value_or(std::string()), k["expect"].value_or(std::string()), k["max_gain"].value_or(0.15)});
+        }
+    return out;
+}
+class RecordedCorpus : public ::testing::TestWithParam<CorpusKernel> {};
+}  // namespace
+
+TEST_P(RecordedCorpus, RightToolRanksFirst) {
+    const CorpusKernel& k = GetParam();
+    if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the corpus kernel cannot be built";
+    if (!kp::profile::locate_nvidia_tool("nvdisasm") || !kp::profile::locate_nvidia_tool("cuobjdump"))
+        GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the SASS tools cannot judge";
+    const std::string fixtures = kSource + "/tests/fixtures/h200-corpus/";
+    const std::string stem = k.file.substr(0, k.file.size() - 3);
+    auto run = run_profile({kSource + "/tests/profile_corpus/task", kSource + "/tests/profile_corpus/" + k.file, "--json", "-q",
+                            "--ncu-csv", fixtures + stem + ".raw.csv", "--ceilings", fixtures + "ceilings.json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    auto report = nlohmann::json::parse(run.out);
+    ASSERT_FALSE(report["kernels"].empty());
+    const auto& kernel = report["kernels"][0];
+    EXPECT_TRUE(kernel["roofline_known"].get<bool>());
+    EXPECT_NE(report["ceilings"].get<std::string>().find("measured"), std::string::npos);
+    const auto& findings = kernel["findings"];
+    std::string listing;
+    for (const auto& f : findings) listing += "  " + f["tool"].get<std::string>() + " " + std::to_string(f["estimated_gain"].get<double>()) + "\n";
+    if (k.expect == "none") {
+        for (const auto& f : findings) EXPECT_LE(f["estimated_gain"].get<double>(), k.max_gain) << listing;
+    } else {
+        ASSERT_FALSE(findings.empty()) << k.file << ": no finding";
+        EXPECT_EQ(findings[0]["tool"], k.expect) << k.file << ":\n" << listing;
+        // Evidence points at the candidate's own source, not the build cache's copy.
+        const std::string text = findings[0].dump();
+        if (text.find(".cu:") != std::string::npos) EXPECT_NE(text.find(k.file), std::string::npos) << text;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(H200, RecordedCorpus, ::testing::ValuesIn(corpus_manifest()),
+                         [](const ::testing::TestParamInfo<CorpusKernel>& info) {
+                             return info.param.file.substr(0, info.param.file.size() - 3);
+                         });
+
+// With datasheet ceilings the scalar copy reads as latency-bound (DRAM 54% of the 4.8 TB/s
+// datasheet peak) and warps wait on long scoreboard; the narrow 32-bit accesses are the cause, so
+// long_scoreboard_latency leaves those stalls to narrow_global_access instead of ranking the symptom.
+TEST(RecordedCorpusDatasheet, NarrowAccessesExplainTheLongScoreboardStalls) {
+    if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the corpus kernel cannot be built";
+    if (!kp::profile::locate_nvidia_tool("nvdisasm") || !kp::profile::locate_nvidia_tool("cuobjdump"))
+        GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the SASS tools cannot judge";
+    if (have_gpu()) GTEST_SKIP() << "a GPU is present: its cached ceilings would replace the datasheet";
+    auto run = run_profile({kSource + "/tests/profile_corpus/task", kSource + "/tests/profile_corpus/narrow_scalar_copy.cu", "--json",
+                            "-q", "--ncu-csv", kSource + "/tests/fixtures/h200-corpus/narrow_scalar_copy.raw.csv"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    auto report = nlohmann::json::parse(run.out);
+    const auto& kernel = report["kernels"][0];
+    EXPECT_EQ(kernel["roofline"]["class"], "latency-bound");
+    ASSERT_FALSE(kernel["findings"].empty());
+    EXPECT_EQ(kernel["findings"][0]["tool"], "narrow_global_access");
+    for (const auto& f : kernel["findings"]) EXPECT_NE(f["tool"], "long_scoreboard_latency") << f.dump();
 }

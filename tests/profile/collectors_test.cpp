@@ -226,3 +226,42 @@ TEST(SassCollector, MissingBinaryIsAnError) {
     ASSERT_FALSE(sass);
     EXPECT_NE(sass.error().message.find("no such file"), std::string::npos);
 }
+
+// ncu stand-in (no GPU on CI): prints a recorded CSV and counts its runs. The cache must answer
+// a second collect for the same key even though the program's argv (scratch paths) changed, and
+// must not answer a request for other metrics.
+TEST(NcuCollector, CachesByKeyAndMetricsNotByArgv) {
+    auto dir = kp::make_temp_directory("kp-ncu-cache-");
+    ASSERT_TRUE(dir);
+    const fs::path csv = kp::testing::fixture_path("h200/ncu_metrics_long.csv");
+    const fs::path runs = *dir / "runs";
+    const fs::path fake = *dir / "ncu";
+    ASSERT_TRUE(kp::write_file_atomically(fake, "#!/bin/sh\necho run >> '" + runs.string() + "'\ncat '" + csv.string() + "'\n"));
+    fs::permissions(fake, fs::perms::owner_all, fs::perm_options::add);
+    NcuCollector ncu(fake.string(), CollectorCache(*dir / "cache"));
+    NcuRequest request;
+    request.metrics = {"gpu__time_duration.sum"};
+    request.program_argv = {"/tmp/scratch-1/runner"};
+    request.cache_key = "build-a";
+    auto first = ncu.collect(request);
+    ASSERT_TRUE(first) << first.error().message;
+    EXPECT_FALSE(first->from_cache);
+    EXPECT_FALSE(first->kernels.empty());
+    const std::string& command = first->commands.at(0);
+    EXPECT_NE(command.find("--section-folder"), std::string::npos) << command;
+
+    request.program_argv = {"/tmp/scratch-2/runner"};
+    auto second = ncu.collect(request);
+    ASSERT_TRUE(second);
+    EXPECT_TRUE(second->from_cache);
+    EXPECT_EQ(second->kernels.size(), first->kernels.size());
+
+    request.metrics.push_back("dram__bytes_read.sum");
+    auto third = ncu.collect(request);
+    ASSERT_TRUE(third);
+    EXPECT_FALSE(third->from_cache);
+    auto count = kp::read_text_file(runs);
+    ASSERT_TRUE(count);
+    EXPECT_EQ(std::count(count->begin(), count->end(), '\n'), 2);
+    fs::remove_all(*dir);
+}
