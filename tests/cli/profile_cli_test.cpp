@@ -237,3 +237,23 @@ TEST(RecordedCorpusDatasheet, NarrowAccessesExplainTheLongScoreboardStalls) {
     EXPECT_EQ(kernel["findings"][0]["tool"], "narrow_global_access");
     for (const auto& f : kernel["findings"]) EXPECT_NE(f["tool"], "long_scoreboard_latency") << f.dump();
 }
+
+// On a GPU (scripts/gpu-check profile): sum_reduce_f32's reference launches two kernels per call,
+// so the default profile also traces the call with CUPTI, and the launch-overhead tool gets its
+// data. The trace used to be lost: the worker leaves with _exit, which skips the tracer's atexit.
+TEST(ProfileOnGpu, TwoKernelCallGetsATimeline) {
+    if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the candidate cannot be built";
+    if (!have_gpu()) GTEST_SKIP() << "no GPU: the timeline needs one (scripts/gpu-check profile runs this)";
+    if (!kp::profile::locate_nvidia_tool("ncu")) GTEST_SKIP() << "no ncu";
+    const std::string task = kSource + "/tasks/sum_reduce_f32";
+    auto run = run_profile({task, task + "/reference.cu", "--json", "-q", "--no-cache"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    auto report = nlohmann::json::parse(run.out);
+    EXPECT_GE(report["kernels"].size(), 2u);
+    for (const auto& note : report["notes"]) EXPECT_EQ(note.get<std::string>().rfind("timeline", 0), std::string::npos) << note;
+    EXPECT_TRUE(report["cost"]["collector_seconds"].contains("timeline")) << report["cost"].dump();
+    EXPECT_EQ(report["cost"]["ncu_runs"], 1);
+    bool ran = false;
+    for (const auto& tool : report["kernels"][0]["tools_run"]) ran = ran || tool == "launch_overhead";
+    EXPECT_TRUE(ran) << report["kernels"][0].dump();
+}
