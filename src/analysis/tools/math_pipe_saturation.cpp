@@ -8,8 +8,13 @@ namespace kp::analysis {
 namespace {
 
 constexpr double kSaturated = 0.80;       // NVIDIA's HighPipeUtilization "Very High"
-constexpr double kRemovableShare = 0.20;  // we assume a fifth of a saturated pipe's work is removable
-                                          // (strength reduction, hoisting) without seeing the code
+// A saturated overhead pipe (ALU index math, XU, LSU) does work the result does not need: we
+// assume a fifth of it removable (strength reduction, hoisting, wider accesses) without the code.
+constexpr double kRemovableShare = 0.20;
+// A saturated FLOP pipe (FMA, FP64, tensor) may be doing exactly the task's arithmetic: a healthy
+// kernel at its compute roof. Removable is then what it executes beyond the task's minimal FLOPs;
+// without those, a guess of a tenth keeps such kernels under the 15% a healthy kernel may draw.
+constexpr double kUnknownRedundancy = 0.10;
 
 class MathPipeSaturationTool final : public DescribedTool {
 public:
@@ -19,7 +24,8 @@ public:
                                    ToolContext::pipe_metric("xu"), ToolContext::pipe_metric("lsu")},
                                   false, false, false, false, false},
                         "busiest pipe (issue counters; tensor from the roofline's tensor SOL) >= 80% of its peak; "
-                        "gain = 0.2 x its utilization") {}
+                        "gain = utilization x removable share: 0.2 for ALU/XU/LSU; for FMA/FP64/tensor the FLOPs beyond the "
+                        "task's minimum (0.1 if unknown)") {}
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
         const std::array<std::pair<const char*, const char*>, 5> pipes = {{
@@ -43,11 +49,24 @@ public:
         }
         if (!busiest || utilization < kSaturated) return std::nullopt;
         Finding f;
-        f.estimated_gain = kRemovableShare * clamp01(utilization);
+        const std::string pipe = busiest;
+        double removable = kRemovableShare;
+        if (pipe == "FMA" || pipe == "FP64" || pipe == "tensor") {
+            const FlopCounts& done = ctx.roofline().flops;
+            const double executed = pipe == "FMA" ? done.fp32 : pipe == "FP64" ? done.fp64 : done.tensor;
+            const auto& minimal = ctx.data().task.min_flops;
+            if (minimal && *minimal > 0 && executed > 0) {
+                removable = clamp01(1.0 - *minimal / executed);
+                f.evidence.push_back(metric_evidence("task's minimal FLOPs / executed on this pipe", *minimal / executed));
+            } else {
+                removable = kUnknownRedundancy;
+            }
+        }
+        f.estimated_gain = removable * clamp01(utilization);
+        if (f.estimated_gain <= 0.01) return std::nullopt;  // the pipe does the task's own arithmetic
         f.evidence.push_back(metric_evidence(busiest_metric, utilization * 100));
         if (auto throttle = ctx.stall_share("math_pipe_throttle")) f.evidence.push_back(metric_evidence("math-pipe-throttle share of stalls", *throttle));
         f.summary = std::string("the ") + busiest + " pipe is saturated at " + format_percent(utilization) + " of its peak";
-        std::string pipe = busiest;
         if (pipe == "FMA")
             f.guidance = "Cut FP32 instructions (hoist loop invariants, precompute reciprocals, reuse partial products) or move "
                          "matrix-shaped work to tensor cores.";
