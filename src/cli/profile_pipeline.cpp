@@ -95,6 +95,25 @@ analysis::TimelineSummary to_analysis_timeline(const gpu::TimelineSummary& s) {
     return t;
 }
 
+// ncu reports how many replay passes it made for a launch as this metric (free: no counter).
+constexpr const char* kPassCountMetric = "profiler__replayer_passes";
+
+int counted_passes(const std::vector<profile::KernelMetrics>& kernels) {
+    double total = 0;
+    for (const auto& k : kernels) total += k.number(kPassCountMetric).value_or(0);
+    return static_cast<int>(std::lround(total));
+}
+
+// ncu, retried once without the pass-count metric should this ncu not know it.
+Result<profile::NcuResult> collect_counting_passes(const profile::NcuCollector& ncu, profile::NcuRequest request,
+                                                   std::vector<std::string>& notes) {
+    auto result = ncu.collect(request);
+    if (result || result.error().message.find(kPassCountMetric) == std::string::npos) return result;
+    std::erase(request.metrics, std::string(kPassCountMetric));
+    notes.push_back(std::string("this ncu does not know ") + kPassCountMetric + ": replay passes are estimated");
+    return ncu.collect(request);
+}
+
 // ---- environment ----
 
 // The cache key of every GPU result of one profile: the binary, the task (its shapes and inputs),
@@ -401,7 +420,8 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             data.metrics = k;
             kernels.push_back(std::move(data));
         }
-        report.notes.push_back("counters from " + options.ncu_csv.string() + " (not measured now)");
+        report.notes.push_back("counters from " + options.ncu_csv.string() + " (not measured now; " +
+                               std::to_string(counted_passes(*parsed)) + " replay passes when recorded)");
         stage2_done = true;
     }
 
@@ -459,7 +479,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         if (!req) return req.error();
         request1 = *req;
         stage1_metrics = analysis::roofline_metric_names();
-        for (const char* m : {"launch__block_size", "launch__grid_size", "launch__registers_per_thread",
+        for (const char* m : {kPassCountMetric, "launch__block_size", "launch__grid_size", "launch__registers_per_thread",
                               "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
                               "launch__waves_per_multiprocessor"})
             if (std::find(stage1_metrics.begin(), stage1_metrics.end(), m) == stage1_metrics.end()) stage1_metrics.push_back(m);
@@ -491,12 +511,13 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         progress(fmt::format("ncu: {} metrics{}{}", request.metrics.size(), request.source_page ? " + source page" : "",
                              stage2_done ? " (roofline and every tool, one run)" : " (stage 1: roofline)"));
         std::optional<Result<profile::NcuResult>> collected;
-        timed("ncu", [&] { collected = ncu->collect(request); });
+        timed("ncu", [&] { collected = collect_counting_passes(*ncu, request, report.notes); });
         auto& result = *collected;
         if (!result) return offline_report("ncu failed: " + result.error().message);
         if (!result->from_cache) {
             report.ncu_runs++;
             report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, request.source_page);
+            report.counted_passes += counted_passes(result->kernels);
         } else {
             report.cached.push_back("ncu");
         }
@@ -624,6 +645,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     if (ncu && (!extra_metrics.empty() || source_page)) {
         profile::NcuRequest request;
         request.metrics = extra_metrics;
+        request.metrics.push_back(kPassCountMetric);
         request.source_page = source_page;
         request.program_argv = worker_argv(*worker, request1);
         request.launch_count = options.max_kernels;
@@ -631,13 +653,14 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
         progress(fmt::format("ncu stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page" : ""));
         std::optional<Result<profile::NcuResult>> collected;
-        timed("ncu", [&] { collected = ncu->collect(request); });
+        timed("ncu", [&] { collected = collect_counting_passes(*ncu, request, report.notes); });
         auto& result = *collected;
         if (!result) report.notes.push_back("ncu stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
         else {
             if (!result->from_cache) {
                 report.ncu_runs++;
                 report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, source_page);
+                report.counted_passes += counted_passes(result->kernels);
             } else {
                 report.cached.push_back("ncu stage 2");
             }
@@ -741,8 +764,10 @@ std::string render_profile_text(const ProfileReport& report) {
             out << "\n";
         }
     }
-    out << fmt::format("\nprofiling cost: {:.1f} s, {} ncu run(s), ~{} replay passes", report.seconds, report.ncu_runs,
-                       report.estimated_passes);
+    out << (report.counted_passes > 0
+                ? fmt::format("\nprofiling cost: {:.1f} s, {} ncu run(s), {} replay passes", report.seconds, report.ncu_runs, report.counted_passes)
+                : fmt::format("\nprofiling cost: {:.1f} s, {} ncu run(s), ~{} replay passes (estimated)", report.seconds, report.ncu_runs,
+                              report.estimated_passes));
     std::string parts;
     for (const auto& [collector, seconds] : report.collector_seconds) parts += fmt::format("{}{} {:.1f} s", parts.empty() ? "" : ", ", collector, seconds);
     if (!parts.empty()) out << " (" << parts << ")";
@@ -773,6 +798,7 @@ nlohmann::json profile_report_json(const ProfileReport& report) {
             {"notes", report.notes},
             {"kernels", kernels},
             {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"estimated_replay_passes", report.estimated_passes},
+                      {"replay_passes", report.counted_passes > 0 ? nlohmann::json(report.counted_passes) : nlohmann::json()},
                       {"collector_seconds", report.collector_seconds}, {"cached", report.cached}}},
             {"commands", report.commands}};
 }

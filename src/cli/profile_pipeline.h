@@ -94,6 +94,7 @@ struct ProfileReport {
     double seconds = 0;                    // wall time of the profiling (not the build)
     int ncu_runs = 0;
     int estimated_passes = 0;              // replay passes, by our model (0 when all came from the cache)
+    int counted_passes = 0;                // replay passes as ncu counted them (profiler__replayer_passes); 0: unknown
     std::map<std::string, double> collector_seconds;  // wall time per collector (sass overlaps ncu)
     std::vector<std::string> cached;       // collectors answered from the cache
     std::vector<std::string> commands;     // ncu command lines that ran

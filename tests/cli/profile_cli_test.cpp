@@ -203,6 +203,9 @@ TEST_P(RecordedCorpus, RightToolRanksFirst) {
     const auto& kernel = report["kernels"][0];
     EXPECT_TRUE(kernel["roofline_known"].get<bool>());
     EXPECT_NE(report["ceilings"].get<std::string>().find("measured"), std::string::npos);
+    // ncu's own pass count (profiler__replayer_passes) travels with the recorded counters.
+    EXPECT_NE(report["notes"].dump().find(" replay passes when recorded"), std::string::npos) << report["notes"].dump();
+    EXPECT_EQ(report["notes"].dump().find("; 0 replay passes"), std::string::npos) << report["notes"].dump();
     const auto& findings = kernel["findings"];
     std::string listing;
     for (const auto& f : findings) listing += "  " + f["tool"].get<std::string>() + " " + std::to_string(f["estimated_gain"].get<double>()) + "\n";
