@@ -251,6 +251,7 @@ Handler register_optimize(CLI::App& root) {
         if (a->profile) {
             ProfileOptions profile_options;
             profile_options.budget_seconds = 60;
+            profile_options.source_name = "candidate.cu";  // what agents see: the code they were given, by line
             evaluator.enable_profiling(profile_options);
         }
         search::TunerProposer tuner;
