@@ -267,6 +267,34 @@ void merge_metrics(profile::KernelMetrics& into, const profile::KernelMetrics& f
 
 }  // namespace
 
+FirstRunPlan plan_first_ncu_run(const ProfileOptions& options, const std::vector<const analysis::MicroTool*>& tools) {
+    FirstRunPlan plan;
+    plan.roofline_metrics = analysis::roofline_metric_names();
+    for (const char* m : {kPassCountMetric, "launch__block_size", "launch__grid_size", "launch__registers_per_thread",
+                          "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic", "launch__waves_per_multiprocessor"})
+        if (std::find(plan.roofline_metrics.begin(), plan.roofline_metrics.end(), m) == plan.roofline_metrics.end())
+            plan.roofline_metrics.push_back(m);
+    plan.metrics = plan.roofline_metrics;
+    if (options.stages == StagePlan::two_runs) return plan;
+    // One run when every tool's counters fit the budget along with the roofline's: measured on the
+    // H200 they add a few passes to one ncu start-up, while a second ncu run costs a whole start-up
+    // again. Two runs (automatic) when the budget is too tight for that.
+    analysis::PlanBudget budget;
+    budget.max_replay_passes = options.budget_passes - profile::estimate_ncu_replay_passes(plan.roofline_metrics, {}, false);
+    budget.max_seconds = options.budget_seconds;
+    analysis::PlanInputs inputs;
+    inputs.sass_cached = true;
+    inputs.source_page_allowed = options.collectors.count("source") > 0;
+    analysis::ProfilingPlan tools_plan = analysis::plan_profiling(analysis::RooflineClass::balanced, tools, budget, inputs);
+    if (options.stages == StagePlan::automatic && !tools_plan.dropped.empty()) return plan;
+    for (const auto& m : tools_plan.metrics)
+        if (std::find(plan.metrics.begin(), plan.metrics.end(), m) == plan.metrics.end()) plan.metrics.push_back(m);
+    plan.source_page = tools_plan.source_page;
+    plan.all_tools = true;
+    plan.tools_plan = std::move(tools_plan);
+    return plan;
+}
+
 Result<std::pair<std::set<std::string>, bool>> apply_collector_list(const std::vector<std::string>& items,
                                                                     const std::set<std::string>& base) {
     std::set<std::string> result = base;
@@ -460,7 +488,6 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     if (options.tools.empty()) candidate_tools = analysis::default_tool_registry().all();
     else
         for (const auto& name : options.tools) candidate_tools.push_back(analysis::default_tool_registry().find(name));
-    bool two_stages = options.stages == StagePlan::two_runs;
     if (need_gpu && wants(options, "ncu")) {
         std::string ncu_path = options.ncu_path;
         if (ncu_path.empty()) {
@@ -478,31 +505,14 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         auto req = write_request(request_dir, request_name, task, build, 1);
         if (!req) return req.error();
         request1 = *req;
-        stage1_metrics = analysis::roofline_metric_names();
-        for (const char* m : {kPassCountMetric, "launch__block_size", "launch__grid_size", "launch__registers_per_thread",
-                              "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
-                              "launch__waves_per_multiprocessor"})
-            if (std::find(stage1_metrics.begin(), stage1_metrics.end(), m) == stage1_metrics.end()) stage1_metrics.push_back(m);
+        FirstRunPlan first = plan_first_ncu_run(options, candidate_tools);
+        stage1_metrics = first.roofline_metrics;
         profile::NcuRequest request;
-        request.metrics = stage1_metrics;
-        // One run when every candidate tool's counters fit the budget along with the roofline's:
-        // measured on the H200, they add a few passes to one ncu start-up, while a second ncu run
-        // costs a whole start-up again. Two runs when the budget is too tight for that.
-        if (!two_stages) {
-            analysis::PlanBudget budget;
-            budget.max_replay_passes = options.budget_passes - profile::estimate_ncu_replay_passes(stage1_metrics, {}, false);
-            budget.max_seconds = options.budget_seconds;
-            analysis::PlanInputs inputs;
-            inputs.sass_cached = true;
-            inputs.source_page_allowed = wants(options, "source");
-            one_run_plan = analysis::plan_profiling(analysis::RooflineClass::balanced, candidate_tools, budget, inputs);
-            if (options.stages == StagePlan::automatic && !one_run_plan.dropped.empty()) two_stages = true;
-            else {
-                for (const auto& m : one_run_plan.metrics)
-                    if (std::find(request.metrics.begin(), request.metrics.end(), m) == request.metrics.end()) request.metrics.push_back(m);
-                request.source_page = one_run_plan.source_page;
-                stage2_done = true;
-            }
+        request.metrics = first.metrics;
+        request.source_page = first.source_page;
+        if (first.all_tools) {
+            one_run_plan = first.tools_plan;
+            stage2_done = true;
         }
         request.program_argv = worker_argv(*worker, request1);
         request.launch_count = options.max_kernels;

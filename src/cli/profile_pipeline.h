@@ -100,6 +100,18 @@ struct ProfileReport {
     std::vector<std::string> commands;     // ncu command lines that ran
 };
 
+// The first ncu run: the roofline's counters, the launch configuration and ncu's pass count, plus,
+// when they fit the budget (or with StagePlan::one_run), every given tool's counters, so that no
+// second run is needed (all_tools) and the roofline class only picks among the tools afterwards.
+struct FirstRunPlan {
+    std::vector<std::string> roofline_metrics;  // stage 1 alone
+    std::vector<std::string> metrics;           // what the run collects
+    bool source_page = false;                   // only with the `source` collector
+    bool all_tools = false;
+    analysis::ProfilingPlan tools_plan;         // the tools' share, when all_tools
+};
+FirstRunPlan plan_first_ncu_run(const ProfileOptions& options, const std::vector<const analysis::MicroTool*>& tools);
+
 Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options);
 
 // The main (longest) kernel's diagnosis; an error when nothing could be diagnosed.

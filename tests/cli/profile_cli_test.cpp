@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "analysis/roofline.h"
 #include "analysis/tool_registry.h"
 #include "cli/commands.h"
 #include "cli/profile_pipeline.h"
@@ -94,6 +95,50 @@ TEST(CollectorList, PlainListReplacesPlusAddsMinusRemoves) {
     auto bad = apply_collector_list({"+bogus"}, base);
     ASSERT_FALSE(bad);
     EXPECT_NE(bad.error().message.find("unknown collector 'bogus'"), std::string::npos);
+}
+
+// The default profile is one ncu run with every tool's counters (measured: a second ncu run costs
+// a whole 1.6 s start-up, all tools' counters 5 passes); a tight budget or --stages 2 splits it.
+TEST(FirstNcuRun, DefaultCollectsEveryToolsCountersInOneRun) {
+    kp::cli::ProfileOptions options;
+    auto tools = kp::analysis::default_tool_registry().all();
+    auto plan = kp::cli::plan_first_ncu_run(options, tools);
+    EXPECT_TRUE(plan.all_tools);
+    EXPECT_FALSE(plan.source_page) << "the source page is opt-in";
+    EXPECT_TRUE(plan.tools_plan.dropped.empty());
+    auto has = [&](const std::string& m) { return std::find(plan.metrics.begin(), plan.metrics.end(), m) != plan.metrics.end(); };
+    for (const auto& m : kp::analysis::roofline_metric_names()) EXPECT_TRUE(has(m)) << m;
+    for (const auto* tool : tools)
+        for (const auto& m : tool->needs().metrics) EXPECT_TRUE(has(m)) << tool->name() << ": " << m;
+    EXPECT_TRUE(has("profiler__replayer_passes"));
+    EXPECT_TRUE(has("launch__block_size"));
+    EXPECT_EQ(std::set<std::string>(plan.metrics.begin(), plan.metrics.end()).size(), plan.metrics.size()) << "duplicates";
+}
+
+TEST(FirstNcuRun, SourceCollectorAddsTheSourcePage) {
+    kp::cli::ProfileOptions options;
+    options.collectors.insert("source");
+    auto plan = kp::cli::plan_first_ncu_run(options, kp::analysis::default_tool_registry().all());
+    EXPECT_TRUE(plan.all_tools);
+    EXPECT_TRUE(plan.source_page);
+}
+
+TEST(FirstNcuRun, TightBudgetOrTwoStagesCollectTheRooflineFirst) {
+    kp::cli::ProfileOptions options;
+    options.budget_passes = 7;
+    auto tools = kp::analysis::default_tool_registry().all();
+    auto tight = kp::cli::plan_first_ncu_run(options, tools);
+    EXPECT_FALSE(tight.all_tools);
+    EXPECT_EQ(tight.metrics, tight.roofline_metrics);
+    options.stages = kp::cli::StagePlan::one_run;  // forced: one run, tools that do not fit are dropped
+    auto forced = kp::cli::plan_first_ncu_run(options, tools);
+    EXPECT_TRUE(forced.all_tools);
+    EXPECT_FALSE(forced.tools_plan.dropped.empty());
+    options = {};
+    options.stages = kp::cli::StagePlan::two_runs;
+    auto two = kp::cli::plan_first_ncu_run(options, tools);
+    EXPECT_FALSE(two.all_tools);
+    EXPECT_EQ(two.metrics, two.roofline_metrics);
 }
 
 TEST(ProfileCommand, UsageErrorsExitTwo) {
@@ -216,7 +261,9 @@ TEST_P(RecordedCorpus, RightToolRanksFirst) {
         EXPECT_EQ(findings[0]["tool"], k.expect) << k.file << ":\n" << listing;
         // Evidence points at the candidate's own source, not the build cache's copy.
         const std::string text = findings[0].dump();
-        if (text.find(".cu:") != std::string::npos) EXPECT_NE(text.find(k.file), std::string::npos) << text;
+        if (text.find(".cu:") != std::string::npos) {
+            EXPECT_NE(text.find(k.file), std::string::npos) << text;
+        }
     }
 }
 
