@@ -774,10 +774,10 @@ std::string render_profile_text(const ProfileReport& report) {
             out << "\n";
         }
     }
-    out << (report.counted_passes > 0
-                ? fmt::format("\nprofiling cost: {:.1f} s, {} ncu run(s), {} replay passes", report.seconds, report.ncu_runs, report.counted_passes)
-                : fmt::format("\nprofiling cost: {:.1f} s, {} ncu run(s), ~{} replay passes (estimated)", report.seconds, report.ncu_runs,
-                              report.estimated_passes));
+    out << fmt::format("\nprofiling cost: {:.1f} s", report.seconds);
+    if (report.ncu_runs > 0)
+        out << (report.counted_passes > 0 ? fmt::format(", {} ncu run(s), {} replay passes", report.ncu_runs, report.counted_passes)
+                                          : fmt::format(", {} ncu run(s), ~{} replay passes (estimated)", report.ncu_runs, report.estimated_passes));
     std::string parts;
     for (const auto& [collector, seconds] : report.collector_seconds) parts += fmt::format("{}{} {:.1f} s", parts.empty() ? "" : ", ", collector, seconds);
     if (!parts.empty()) out << " (" << parts << ")";
