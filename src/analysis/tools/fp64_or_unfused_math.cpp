@@ -25,7 +25,6 @@ public:
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
         const RooflineResult& r = ctx.roofline();
-        const auto& m = ctx.metrics();
         const DeviceCeilings& c = ctx.data().ceilings;
         const double fp = r.flops.fp32 + r.flops.fp64;
         if (fp <= 0) return std::nullopt;
