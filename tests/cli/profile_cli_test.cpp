@@ -309,4 +309,14 @@ TEST(ProfileOnGpu, TwoKernelCallGetsATimeline) {
     bool ran = false;
     for (const auto& tool : report["kernels"][0]["tools_run"]) ran = ran || tool == "launch_overhead";
     EXPECT_TRUE(ran) << report["kernels"][0].dump();
+
+    // Profiled again: everything from the cache (nothing is collected twice), the same diagnosis.
+    auto again = run_profile({task, task + "/reference.cu", "--json", "-q"});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    auto cached = nlohmann::json::parse(again.out);
+    EXPECT_EQ(cached["cost"]["ncu_runs"], 0);
+    const std::string hits = cached["cost"]["cached"].dump();
+    EXPECT_NE(hits.find("ncu"), std::string::npos) << hits;
+    EXPECT_NE(hits.find("timeline"), std::string::npos) << hits;
+    EXPECT_EQ(cached["kernels"][0]["findings"], report["kernels"][0]["findings"]);
 }
