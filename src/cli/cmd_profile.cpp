@@ -62,7 +62,7 @@ Handler register_profile(CLI::App& root) {
         ->check(CLI::ExistingFile);
     cmd->add_option("--ceilings", a->ceilings, "Device ceilings from this file (`kernelpro device --json` output) instead of this GPU's")
         ->check(CLI::ExistingFile);
-    cmd->add_flag("--no-cache", a->no_cache, "Collect again even when this build was profiled before on this GPU");
+    cmd->add_flag("--no-cache", a->no_cache, "Collect again even when this build was profiled before on this GPU (the fresh results replace the cached ones)");
     cmd->add_option("--budget-seconds", a->budget_seconds, "Profiling time budget, seconds")->capture_default_str();
     cmd->add_option("--budget-passes", a->budget_passes, "ncu replay-pass budget, both stages")->capture_default_str();
     cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)");

@@ -335,13 +335,20 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     // SASS (cuobjdump + nvdisasm) run on their own threads while ncu starts.
     auto ceilings_future = std::async(std::launch::async, load_ceilings, options.ceilings_file);
     std::optional<profile::CollectorCache> cache;
-    if (options.use_cache) cache.emplace(options.cache_directory.empty() ? cache_directory() / "profile" : options.cache_directory);
+    // Always written; read unless use_cache is off (then everything is collected afresh and replaces
+    // what the cache held).
+    cache.emplace(options.cache_directory.empty() ? cache_directory() / "profile" : options.cache_directory);
+    const bool refresh = !options.use_cache;
     using SassOutcome = std::pair<std::optional<Result<profile::SassCollection>>, double>;  // and its seconds
     auto sass_future = std::async(std::launch::async, [&]() -> SassOutcome {
         if (!wants(options, "sass")) return {std::nullopt, 0.0};
         auto t0 = Clock::now();
         profile::SassCollector collector({}, {}, cache);
-        auto collected = collector.collect({build.library, build.key});
+        profile::SassRequest sass_request;
+        sass_request.binary = build.library;
+        sass_request.cache_key = build.key;
+        sass_request.refresh_cache = refresh;
+        auto collected = collector.collect(sass_request);
         return {std::move(collected), since(t0)};
     });
     auto timed = [&](const char* collector, auto&& body) {
@@ -517,6 +524,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         request.program_argv = worker_argv(*worker, request1);
         request.launch_count = options.max_kernels;
         request.cache_key = cache_key;
+        request.refresh_cache = refresh;
         request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
         progress(fmt::format("ncu: {} metrics{}{}", request.metrics.size(), request.source_page ? " + source page" : "",
                              stage2_done ? " (roofline and every tool, one run)" : " (stage 1: roofline)"));
@@ -552,7 +560,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         auto req = write_request(*scratch, "request_timeline.json", task, build, options.timeline_iterations);
         const std::string key = profile::CollectorCache::make_key({"timeline", cache_key, std::to_string(options.timeline_iterations)});
         std::optional<std::string> text;
-        if (cache) text = cache->load(key);
+        if (cache && !refresh) text = cache->load(key);
         if (text) report.cached.push_back("timeline");
         if (!library) report.notes.push_back("timeline: libkp_timeline.so not found (set KERNELPRO_HELPER_DIR)");
         else if (!req) report.notes.push_back("timeline: " + req.error().message);
@@ -660,6 +668,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         request.program_argv = worker_argv(*worker, request1);
         request.launch_count = options.max_kernels;
         request.cache_key = cache_key;
+        request.refresh_cache = refresh;
         request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
         progress(fmt::format("ncu stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page" : ""));
         std::optional<Result<profile::NcuResult>> collected;

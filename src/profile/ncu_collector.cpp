@@ -166,7 +166,7 @@ Result<NcuResult> NcuCollector::collect(const NcuRequest& request) const {
     std::string metrics_text, source_text;
     NcuResult result;
     bool cached = false;
-    if (cache_ && !key.empty()) {
+    if (cache_ && !key.empty() && !request.refresh_cache) {
         if (auto hit = cache_->load(key)) {
             auto doc = nlohmann::json::parse(*hit, nullptr, false);
             if (doc.is_object()) {

@@ -35,6 +35,7 @@ struct NcuRequest {
     std::map<std::string, std::string> environment;  // extra environment for the program
     std::optional<std::filesystem::path> working_directory;
     std::string cache_key;                  // names the binary, its inputs and the GPU; empty = no caching
+    bool refresh_cache = false;             // collect again and overwrite what the cache holds
     std::filesystem::path empty_section_folder;  // set by collect() when only metrics are asked for
     // For the cost estimate only.
     double kernel_seconds = 1e-3;   // one launch of the kernel

@@ -92,7 +92,7 @@ Result<SassCollection> SassCollector::collect(const SassRequest& request) const 
     std::error_code ec;
     if (!fs::is_regular_file(request.binary, ec)) return make_error("SASS collector: no such file " + request.binary.string());
     const std::string key = request.cache_key.empty() ? "" : CollectorCache::make_key({name(), request.cache_key});
-    if (cache_ && !key.empty()) {
+    if (cache_ && !key.empty() && !request.refresh_cache) {
         if (auto hit = cache_->load(key)) {
             if (auto raw = deserialize(*hit)) {
                 auto collection = parse_raw(*raw);

@@ -22,6 +22,7 @@ struct SassRequest {
     std::filesystem::path binary;  // .cubin, .so or executable
     std::string cache_key;         // build hash; empty = no caching
     std::chrono::seconds timeout{120};
+    bool refresh_cache = false;    // collect again and overwrite what the cache holds
 };
 
 struct CubinDisassembly {

@@ -256,12 +256,18 @@ TEST(NcuCollector, CachesByKeyAndMetricsNotByArgv) {
     EXPECT_TRUE(second->from_cache);
     EXPECT_EQ(second->kernels.size(), first->kernels.size());
 
+    request.refresh_cache = true;  // --no-cache: collect again (and store), do not read
+    auto refreshed = ncu.collect(request);
+    ASSERT_TRUE(refreshed);
+    EXPECT_FALSE(refreshed->from_cache);
+    request.refresh_cache = false;
+
     request.metrics.push_back("dram__bytes_read.sum");
     auto third = ncu.collect(request);
     ASSERT_TRUE(third);
     EXPECT_FALSE(third->from_cache);
     auto count = kp::read_text_file(runs);
     ASSERT_TRUE(count);
-    EXPECT_EQ(std::count(count->begin(), count->end(), '\n'), 2);
+    EXPECT_EQ(std::count(count->begin(), count->end(), '\n'), 3);
     fs::remove_all(*dir);
 }
