@@ -31,6 +31,7 @@ std::optional<OccupancyInfo> occupancy_from_metrics(const profile::KernelMetrics
                                                           {"blocks", "launch__occupancy_limit_blocks"}};
     for (const auto& [resource, metric] : limits)
         if (auto v = m.number(metric)) info.block_limits[resource] = *v;
+    if (!info.block_limits.empty()) info.source = "driver";
     info.max_warps_per_sm = ceilings.max_warps_per_sm;
     double warps_per_block = std::ceil(info.block_size / 32.0);
     if (!info.block_limits.empty()) {

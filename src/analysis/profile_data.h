@@ -34,6 +34,9 @@ struct OccupancyInfo {
     double theoretical_warps_per_sm = 0;
     double max_warps_per_sm = 64;
     std::optional<double> achieved_warps_per_sm;
+    // Where the limits come from: "driver" (the CUDA occupancy calculation for the real launch, as
+    // ncu reports it in launch__occupancy_limit_*) or "calculator" (kp::gpu::compute_occupancy).
+    std::string source;
 
     std::string limiter() const;  // the resource with the smallest block limit
 };

@@ -699,8 +699,10 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         }
     }
 
-    // Occupancy: ptxas resources + the real launch configuration (ncu's block size); after stage 2,
-    // which may have brought the achieved-occupancy counter.
+    // Occupancy for the real launch: the driver's own calculation, which ncu reports as
+    // launch__occupancy_limit_* (free metrics), is the reference; our calculator (ptxas resources +
+    // ncu's block size and dynamic shared memory) stands in without it and is checked against it.
+    // After stage 2, which may have brought the achieved-occupancy counter.
     if (wants(options, "occupancy"))
         for (auto& data : kernels) {
             if (!data.metrics) continue;
@@ -715,14 +717,24 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             launch.dynamic_shared_memory_bytes = static_cast<long>(data.metrics->number("launch__shared_mem_per_block_dynamic").value_or(0));
             if (launch.threads_per_block <= 0) continue;
             auto occ = gpu::compute_occupancy(ceilings.limits, launch);
-            if (occ) {
+            auto from_driver = analysis::occupancy_from_metrics(*data.metrics, ceilings.value);
+            if (from_driver && from_driver->source == "driver") {
+                data.occupancy = *from_driver;
+                if (occ && std::abs(occ->active_warps_per_sm - from_driver->theoretical_warps_per_sm) >= 1.0)
+                    report.notes.push_back(fmt::format("occupancy {}: our calculator gives {} warps per SM, the driver {} (using the driver's)",
+                                                       short_name(data.kernel_name), occ->active_warps_per_sm,
+                                                       from_driver->theoretical_warps_per_sm));
+            } else if (occ) {
                 data.occupancy = to_analysis_occupancy(*occ, ceilings.limits, launch);
+                data.occupancy->source = "calculator";
+            } else if (from_driver) {
+                data.occupancy = *from_driver;
+            }
+            if (data.occupancy) {
                 if (auto pct = data.metrics->number("sm__warps_active.avg.pct_of_peak_sustained_active"))
-                    data.occupancy->achieved_warps_per_sm = *pct / 100.0 * ceilings.limits.max_warps_per_sm;
+                    data.occupancy->achieved_warps_per_sm = *pct / 100.0 * data.occupancy->max_warps_per_sm;
                 else if (auto warps = data.metrics->number("sm__warps_active.avg.per_cycle_active"))
                     data.occupancy->achieved_warps_per_sm = *warps;
-            } else if (auto fallback = analysis::occupancy_from_metrics(*data.metrics, ceilings.value)) {
-                data.occupancy = *fallback;
             }
         }
 

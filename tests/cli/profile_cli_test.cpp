@@ -251,6 +251,9 @@ TEST_P(RecordedCorpus, RightToolRanksFirst) {
     // ncu's own pass count (profiler__replayer_passes) travels with the recorded counters.
     EXPECT_NE(report["notes"].dump().find(" replay passes when recorded"), std::string::npos) << report["notes"].dump();
     EXPECT_EQ(report["notes"].dump().find("; 0 replay passes"), std::string::npos) << report["notes"].dump();
+    // Our occupancy calculator agrees with the driver's calculation for the real launch (ncu's
+    // launch__occupancy_limit_*), which the profile uses; a disagreement would be noted.
+    EXPECT_EQ(report["notes"].dump().find("our calculator gives"), std::string::npos) << report["notes"].dump();
     const auto& findings = kernel["findings"];
     std::string listing;
     for (const auto& f : findings) listing += "  " + f["tool"].get<std::string>() + " " + std::to_string(f["estimated_gain"].get<double>()) + "\n";
