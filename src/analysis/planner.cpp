@@ -4,6 +4,7 @@
 #include <set>
 
 #include "profile/ncu_collector.h"
+#include "profile/timeline_collector.h"
 
 namespace kp::analysis {
 
@@ -20,7 +21,11 @@ profile::CollectorCost estimate_plan_cost(const ProfilingPlan& plan, const PlanI
     }
     if ((plan.sass || plan.ptxas) && !inputs.sass_cached) cost += profile::CollectorCost{0, 1.0};  // nvdisasm x2 + cuobjdump
     // A CUPTI activity trace runs the program once more without replay.
-    if (plan.timeline) cost += profile::CollectorCost{0, inputs.program_seconds + 1.0};
+    if (plan.timeline) {
+        profile::TimelineRequest request;
+        request.program_seconds = inputs.program_seconds;
+        cost += profile::TimelineCollector({}).cost(request);
+    }
     return cost;
 }
 

@@ -29,6 +29,7 @@
 #include "profile/ptxas_report.h"
 #include "profile/sass_collector.h"
 #include "profile/sass_summary.h"
+#include "profile/timeline_collector.h"
 #include "profile/tool_locator.h"
 
 namespace kp::cli {
@@ -558,54 +559,45 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     if (need_gpu && wants(options, "timeline") && timeline_useful) {
         auto library = gpu::find_helper("libkp_timeline.so");
         auto req = write_request(*scratch, "request_timeline.json", task, build, options.timeline_iterations);
-        const std::string key = profile::CollectorCache::make_key({"timeline", cache_key, std::to_string(options.timeline_iterations)});
-        std::optional<std::string> text;
-        if (cache && !refresh) text = cache->load(key);
-        if (text) report.cached.push_back("timeline");
+        std::optional<gpu::Timeline> traced;
         if (!library) report.notes.push_back("timeline: libkp_timeline.so not found (set KERNELPRO_HELPER_DIR)");
         else if (!req) report.notes.push_back("timeline: " + req.error().message);
-        else if (!text) {
+        else {
+            profile::TimelineCollector collector(*library, cache);
+            profile::TimelineRequest request;
+            request.program_argv = worker_argv(*worker, *req);
+            request.cache_key = cache_key + "/iterations=" + std::to_string(options.timeline_iterations);
+            request.refresh_cache = refresh;
             progress("timeline: CUPTI activity trace");
-            fs::path out = *scratch / "timeline.json";
-            ProcessOptions po;
-            po.timeout = std::chrono::seconds(120);
-            po.extra_environment = {{"CUDA_INJECTION64_PATH", library->string()}, {"KP_TIMELINE_OUT", out.string()}};
-            std::optional<Result<ProcessResult>> run;
-            timed("timeline", [&] { run = run_process(worker_argv(*worker, *req), po); });
-            if (!*run || !(*run)->succeeded())
-                report.notes.push_back("timeline: the worker run failed" + (*run ? ": " + (*run)->describe_failure() : ": " + run->error().message));
-            else if (auto written = read_text_file(out)) {
-                text = std::move(*written);
-                if (cache) (void)cache->store(key, *text);
-            } else {
-                report.notes.push_back("timeline: the traced run wrote no trace (" + written.error().message + ")");
+            std::optional<Result<profile::TimelineResult>> collected;
+            timed("timeline", [&] { collected = collector.collect(request); });
+            if (!*collected) report.notes.push_back(collected->error().message);
+            else {
+                if ((*collected)->from_cache) report.cached.push_back("timeline");
+                traced = std::move((*collected)->timeline);
             }
         }
-        if (text) {
-            auto timeline = gpu::parse_timeline_json(*text);
-            if (!timeline) report.notes.push_back("timeline: " + timeline.error().message);
-            else {
-                // Keep the candidate's kernels only (its own and library ones such as cuBLAS; the
-                // worker's kp_harness_* kernels fill inputs and flush L2), and the transfers inside
-                // their span. The trace holds the warm-up call too: iterations + 1 calls.
-                gpu::Timeline t = *timeline;
-                std::erase_if(t.kernels, [&](const gpu::TimelineKernel& k) { return k.name.find("kp_harness_") != std::string::npos; });
-                if (!t.kernels.empty()) {
-                    std::uint64_t lo = UINT64_MAX, hi = 0;
-                    for (const auto& k : t.kernels) lo = std::min(lo, k.start_ns), hi = std::max(hi, k.end_ns);
-                    std::erase_if(t.memcpys, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
-                    std::erase_if(t.memsets, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
-                    std::erase_if(t.synchronizations, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
-                    std::erase_if(t.runtime_api, [&](const auto& m) { return m.end_ns < lo || m.start_ns > hi; });
-                    auto summary = to_analysis_timeline(gpu::summarize_timeline(t, options.timeline_iterations + 1));
-                    if (kernels.empty()) {
-                        auto data = base_data(entry_kernels.empty() ? std::string("candidate") : entry_kernels.front());
-                        kernels.push_back(std::move(data));
-                    }
-                    for (auto& data : kernels) data.timeline = summary;
-                } else {
-                    report.notes.push_back("timeline: no kernel of the candidate in the trace");
+        if (traced) {
+            // Keep the candidate's kernels only (its own and library ones such as cuBLAS; the
+            // worker's kp_harness_* kernels fill inputs and flush L2), and the transfers inside
+            // their span. The trace holds the warm-up call too: iterations + 1 calls.
+            gpu::Timeline t = std::move(*traced);
+            std::erase_if(t.kernels, [&](const gpu::TimelineKernel& k) { return k.name.find("kp_harness_") != std::string::npos; });
+            if (!t.kernels.empty()) {
+                std::uint64_t lo = UINT64_MAX, hi = 0;
+                for (const auto& k : t.kernels) lo = std::min(lo, k.start_ns), hi = std::max(hi, k.end_ns);
+                std::erase_if(t.memcpys, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
+                std::erase_if(t.memsets, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
+                std::erase_if(t.synchronizations, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
+                std::erase_if(t.runtime_api, [&](const auto& m) { return m.end_ns < lo || m.start_ns > hi; });
+                auto summary = to_analysis_timeline(gpu::summarize_timeline(t, options.timeline_iterations + 1));
+                if (kernels.empty()) {
+                    auto data = base_data(entry_kernels.empty() ? std::string("candidate") : entry_kernels.front());
+                    kernels.push_back(std::move(data));
                 }
+                for (auto& data : kernels) data.timeline = summary;
+            } else {
+                report.notes.push_back("timeline: no kernel of the candidate in the trace");
             }
         }
     }

@@ -10,6 +10,7 @@
 #include "profile/ptxas_collector.h"
 #include "profile/sass_collector.h"
 #include "profile/sass_summary.h"
+#include "profile/timeline_collector.h"
 #include "profile/tool_locator.h"
 #include "fixture_path.h"
 
@@ -269,5 +270,47 @@ TEST(NcuCollector, CachesByKeyAndMetricsNotByArgv) {
     auto count = kp::read_text_file(runs);
     ASSERT_TRUE(count);
     EXPECT_EQ(std::count(count->begin(), count->end(), '\n'), 3);
+    fs::remove_all(*dir);
+}
+
+// The timeline collector with a stand-in for a traced program (no GPU on CI): the "program"
+// writes a recorded trace where the injection library would ($KP_TIMELINE_OUT), and must have
+// been given CUDA_INJECTION64_PATH. The trace is parsed, cached by key, and a program that
+// writes nothing is a clear error.
+TEST(TimelineCollector, RunsTheProgramUnderTheInjectionAndCachesTheTrace) {
+    auto dir = kp::make_temp_directory("kp-timeline-collector-");
+    ASSERT_TRUE(dir);
+    const fs::path library = *dir / "libkp_timeline.so";
+    ASSERT_TRUE(kp::write_file_atomically(library, "not really a library"));
+    const std::string trace = std::string(KP_SOURCE_DIR) + "/tests/gpu/fixtures/timeline_small.json";
+    const fs::path runs = *dir / "runs";
+    const fs::path program = *dir / "traced";
+    ASSERT_TRUE(kp::write_file_atomically(program, "#!/bin/sh\necho run >> '" + runs.string() + "'\n"
+                                                   "[ \"$CUDA_INJECTION64_PATH\" = '" + library.string() + "' ] || exit 3\n"
+                                                   "cp '" + trace + "' \"$KP_TIMELINE_OUT\"\n"));
+    fs::permissions(program, fs::perms::owner_all, fs::perm_options::add);
+    TimelineCollector collector(library, CollectorCache(*dir / "cache"));
+    TimelineRequest request;
+    request.program_argv = {program.string()};
+    request.cache_key = "build-a";
+    auto first = collector.collect(request);
+    ASSERT_TRUE(first) << first.error().message;
+    EXPECT_FALSE(first->from_cache);
+    EXPECT_FALSE(first->timeline.kernels.empty());
+    auto second = collector.collect(request);
+    ASSERT_TRUE(second);
+    EXPECT_TRUE(second->from_cache);
+    EXPECT_EQ(second->timeline.kernels.size(), first->timeline.kernels.size());
+    auto count = kp::read_text_file(runs);
+    ASSERT_TRUE(count);
+    EXPECT_EQ(std::count(count->begin(), count->end(), '\n'), 1);
+
+    TimelineRequest silent;
+    silent.program_argv = {"/bin/true"};
+    auto none = collector.collect(silent);
+    ASSERT_FALSE(none);
+    EXPECT_NE(none.error().message.find("wrote no trace"), std::string::npos) << none.error().message;
+    EXPECT_GT(collector.cost(request).seconds, 0.0);
+    EXPECT_EQ(collector.cost(request).replay_passes, 0);
     fs::remove_all(*dir);
 }
