@@ -102,9 +102,11 @@ struct Nvml::Session {
     }
 };
 
-Result<Nvml> Nvml::load() {
-    auto library = DynamicLibrary::open({"libnvidia-ml.so.1"});
-    if (!library) return make_error("no GPU: libnvidia-ml.so.1 not found (no NVIDIA driver installed)");
+Result<Nvml> Nvml::load() { return load_from("libnvidia-ml.so.1"); }
+
+Result<Nvml> Nvml::load_from(const std::string& library_name) {
+    auto library = DynamicLibrary::open({library_name});
+    if (!library) return make_error("no GPU: " + library_name + " not found (no NVIDIA driver installed)");
     auto api = std::make_shared<EntryPoints>();
     const auto& lib = *library;
     if (!lib.bind(api->init, "nvmlInit_v2") && !lib.bind(api->init, "nvmlInit"))
@@ -134,7 +136,11 @@ Result<Nvml> Nvml::load() {
     Nvml nvml;
     nvml.library_ = std::move(*library);
     nvml.api_ = api;
-    nvml.session_ = std::make_shared<Session>(Session{api});
+    // Built in place: a temporary Session would call nvmlShutdown as it dies, right after the
+    // nvmlInit above, and every later call would fail as uninitialized.
+    auto session = std::make_shared<Session>();
+    session->api = api;
+    nvml.session_ = std::move(session);
     return nvml;
 }
 

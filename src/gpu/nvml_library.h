@@ -37,6 +37,8 @@ class Nvml {
 public:
     // Loads libnvidia-ml.so.1 and calls nvmlInit. Errors start with "no GPU:" when NVML is absent.
     static Result<Nvml> load();
+    // The same from a named library (a path, or another soname); tests load a stand-in this way.
+    static Result<Nvml> load_from(const std::string& library_name);
 
     std::string driver_version() const;          // "580.159.04", empty if unknown
     Result<unsigned> device_count() const;

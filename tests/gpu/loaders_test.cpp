@@ -76,6 +76,33 @@ TEST(DeviceInfo, FormatsCudaVersions) {
     EXPECT_EQ(format_cuda_version(0), "unknown");
 }
 
+// The NVML session must stay initialized for as long as an Nvml (or a copy) lives. It did not:
+// a temporary made during load() called nvmlShutdown at once, so on the H200 every query failed
+// (no driver version, no SM clock beside any ceiling). The stand-in fails queries made after its
+// init count drops to zero, as NVML does.
+TEST(Nvml, StaysInitializedWhileInUse) {
+    auto nvml = Nvml::load_from(KP_FAKE_NVML);
+    ASSERT_TRUE(nvml) << nvml.error().message;
+    EXPECT_EQ(nvml->driver_version(), "999.12.34");
+    auto count = nvml->device_count();
+    ASSERT_TRUE(count) << count.error().message;
+    EXPECT_EQ(*count, 1u);
+    auto sample = nvml->sample(0);
+    ASSERT_TRUE(sample) << sample.error().message;
+    EXPECT_EQ(sample->sm_clock_mhz, 1755u);
+    {
+        Nvml copy = *nvml;  // copies share the session: the last one shuts NVML down
+        EXPECT_EQ(copy.driver_version(), "999.12.34");
+    }
+    EXPECT_EQ(nvml->driver_version(), "999.12.34");
+}
+
+TEST(Nvml, MissingLibraryIsNoGpu) {
+    auto nvml = Nvml::load_from("/nonexistent/libnvidia-ml.so.1");
+    ASSERT_FALSE(nvml);
+    EXPECT_EQ(nvml.error().message.rfind("no GPU:", 0), 0u) << nvml.error().message;
+}
+
 TEST(NvmlReasons, NamesEachBit) {
     EXPECT_TRUE(describe_clock_event_reasons(0).empty());
     auto names = describe_clock_event_reasons(0x1 | 0x4 | 0x40);
