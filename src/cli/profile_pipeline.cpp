@@ -55,8 +55,16 @@ analysis::DeviceCeilings to_analysis_ceilings(const gpu::DeviceCeilings& c) {
         // The FLOP/s figures hold at the clock measured while they ran.
         if (const gpu::Ceiling* f = c.find("fp32_fma"); f && f->sm_clock_mhz_mean) out.sm_clock_hz = *f->sm_clock_mhz_mean * 1e6;
     }
-    if (auto v = c.value("fp64_fma")) out.fp64_flops = *v;
-    if (auto v = c.value("tensor_bf16")) out.bf16_tensor_flops = *v;
+    // Every FLOP/s ceiling is expressed at out.sm_clock_hz (the roofline rescales to the clock a
+    // kernel ran at): one measured at another clock (tensor work runs near 1.6 GHz on the H200) is
+    // rescaled from its own, else it would be scaled down twice.
+    auto at_reference_clock = [&](const char* name, double value) {
+        const gpu::Ceiling* f = c.find(name);
+        if (!f || !f->sm_clock_mhz_mean || *f->sm_clock_mhz_mean <= 0 || out.sm_clock_hz <= 0) return value;
+        return value * out.sm_clock_hz / (*f->sm_clock_mhz_mean * 1e6);
+    };
+    if (auto v = c.value("fp64_fma")) out.fp64_flops = at_reference_clock("fp64_fma", *v);
+    if (auto v = c.value("tensor_bf16")) out.bf16_tensor_flops = at_reference_clock("tensor_bf16", *v);
     const gpu::DeviceInfo& d = c.device;
     if (d.sm_count > 0) out.sm_count = d.sm_count;
     if (d.l2_cache_bytes > 0) out.l2_bytes = static_cast<double>(d.l2_cache_bytes);
@@ -295,6 +303,8 @@ FirstRunPlan plan_first_ncu_run(const ProfileOptions& options, const std::vector
     plan.tools_plan = std::move(tools_plan);
     return plan;
 }
+
+analysis::DeviceCeilings analysis_ceilings(const gpu::DeviceCeilings& measured) { return to_analysis_ceilings(measured); }
 
 Result<std::pair<std::set<std::string>, bool>> apply_collector_list(const std::vector<std::string>& items,
                                                                     const std::set<std::string>& base) {

@@ -23,6 +23,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/planner.h"
 #include "build/candidate_builder.h"
+#include "gpu/ceilings.h"
 #include "common/result.h"
 #include "task/task_spec.h"
 
@@ -111,6 +112,10 @@ struct FirstRunPlan {
     analysis::ProfilingPlan tools_plan;         // the tools' share, when all_tools
 };
 FirstRunPlan plan_first_ncu_run(const ProfileOptions& options, const std::vector<const analysis::MicroTool*>& tools);
+
+// The measured ceilings as the roofline reads them: FLOP/s figures all at one reference clock (the
+// FP32 measurement's), the datasheet where something was not measured.
+analysis::DeviceCeilings analysis_ceilings(const gpu::DeviceCeilings& measured);
 
 Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options);
 
