@@ -501,6 +501,32 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     };
     // What every cached GPU result depends on: the binary, the task (its inputs), the GPU, the tool.
     const std::string cache_key = profile_cache_key(build, task, ceilings.device_identity, options.ncu_path);
+    // One ncu run on the worker's profile_run (both stages): timed, its passes and cache hit counted,
+    // its commands recorded.
+    auto run_ncu = [&](const std::vector<std::string>& metrics, bool source_page, const char* label) -> Result<profile::NcuResult> {
+        profile::NcuRequest request;
+        request.metrics = metrics;
+        request.source_page = source_page;
+        request.program_argv = worker_argv(*worker, request1);
+        request.launch_count = options.max_kernels;
+        request.cache_key = cache_key;
+        request.refresh_cache = refresh;
+        request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
+        std::optional<Result<profile::NcuResult>> collected;
+        timed("ncu", [&] { collected = collect_counting_passes(*ncu, request, report.notes); });
+        if (*collected) {
+            const profile::NcuResult& result = **collected;
+            if (result.from_cache) {
+                report.cached.push_back(label);
+            } else {
+                report.ncu_runs++;
+                report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, source_page);
+                report.counted_passes += counted_passes(result.kernels);
+            }
+            record(result.commands);
+        }
+        return std::move(*collected);
+    };
     // The tools that may run: those named, else every tool (the class picks among them later).
     std::vector<const analysis::MicroTool*> candidate_tools;
     if (options.tools.empty()) candidate_tools = analysis::default_tool_registry().all();
@@ -525,32 +551,14 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         request1 = *req;
         FirstRunPlan first = plan_first_ncu_run(options, candidate_tools);
         stage1_metrics = first.roofline_metrics;
-        profile::NcuRequest request;
-        request.metrics = first.metrics;
-        request.source_page = first.source_page;
         if (first.all_tools) {
             one_run_plan = first.tools_plan;
             stage2_done = true;
         }
-        request.program_argv = worker_argv(*worker, request1);
-        request.launch_count = options.max_kernels;
-        request.cache_key = cache_key;
-        request.refresh_cache = refresh;
-        request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
-        progress(fmt::format("ncu: {} metrics{}{}", request.metrics.size(), request.source_page ? " + source page" : "",
+        progress(fmt::format("ncu: {} metrics{}{}", first.metrics.size(), first.source_page ? " + source page" : "",
                              stage2_done ? " (roofline and every tool, one run)" : " (stage 1: roofline)"));
-        std::optional<Result<profile::NcuResult>> collected;
-        timed("ncu", [&] { collected = collect_counting_passes(*ncu, request, report.notes); });
-        auto& result = *collected;
+        auto result = run_ncu(first.metrics, first.source_page, "ncu");
         if (!result) return offline_report("ncu failed: " + result.error().message);
-        if (!result->from_cache) {
-            report.ncu_runs++;
-            report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, request.source_page);
-            report.counted_passes += counted_passes(result->kernels);
-        } else {
-            report.cached.push_back("ncu");
-        }
-        record(result->commands);
         for (const auto& k : result->kernels) {
             auto data = base_data(k.name);
             data.metrics = k;
@@ -663,29 +671,12 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         source_page = source_page || plans[i].source_page;
     }
     if (ncu && (!extra_metrics.empty() || source_page)) {
-        profile::NcuRequest request;
-        request.metrics = extra_metrics;
-        request.metrics.push_back(kPassCountMetric);
-        request.source_page = source_page;
-        request.program_argv = worker_argv(*worker, request1);
-        request.launch_count = options.max_kernels;
-        request.cache_key = cache_key;
-        request.refresh_cache = refresh;
-        request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
         progress(fmt::format("ncu stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page" : ""));
-        std::optional<Result<profile::NcuResult>> collected;
-        timed("ncu", [&] { collected = collect_counting_passes(*ncu, request, report.notes); });
-        auto& result = *collected;
+        std::vector<std::string> metrics = extra_metrics;
+        metrics.push_back(kPassCountMetric);
+        auto result = run_ncu(metrics, source_page, "ncu stage 2");
         if (!result) report.notes.push_back("ncu stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
         else {
-            if (!result->from_cache) {
-                report.ncu_runs++;
-                report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, source_page);
-                report.counted_passes += counted_passes(result->kernels);
-            } else {
-                report.cached.push_back("ncu stage 2");
-            }
-            record(result->commands);
             for (auto& data : kernels) {
                 if (!data.metrics) continue;
                 // Same launches in the same order: match by id, then by name.
