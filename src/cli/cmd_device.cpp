@@ -15,9 +15,9 @@
 #include "common/files.h"
 #include "common/process.h"
 #include "gpu/ceilings.h"
+#include "gpu/ceilings_cache.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/helper_paths.h"
-#include "gpu/nvml_library.h"
 
 namespace kp::cli {
 
@@ -120,19 +120,14 @@ int run_device(const DeviceOptions& options) {
         show(gpu::h200_datasheet_ceilings("no GPU: " + info.error().message), options, "");
         return kExitOk;
     }
-    std::string driver_version;
-    if (auto nvml = gpu::Nvml::load()) driver_version = nvml->driver_version();
-    if (driver_version.empty()) driver_version = "cuda" + gpu::format_cuda_version(driver->driver_version());
-
+    const std::string driver_version = gpu::ceilings_driver_version(driver->driver_version());
     auto cache_path = gpu::ceilings_cache_path(cache_directory(), info->name, driver_version);
-    if (!options.refresh) {
-        if (auto text = read_text_file(cache_path)) {
-            if (auto cached = gpu::parse_ceilings_json(*text)) {
-                show(*cached, options, "cached in " + cache_path.string() + " (--refresh measures again)");
-                return kExitOk;
-            }
-            std::fprintf(stderr, "kernelpro device: ignoring an unreadable cache file %s\n", cache_path.c_str());
+    if (!options.refresh && std::filesystem::exists(cache_path)) {
+        if (auto cached = gpu::read_ceilings_file(cache_path)) {
+            show(*cached, options, "cached in " + cache_path.string() + " (--refresh measures again)");
+            return kExitOk;
         }
+        std::fprintf(stderr, "kernelpro device: ignoring an unreadable cache file %s\n", cache_path.c_str());
     }
     auto measured = measure(options.device);
     if (!measured) {

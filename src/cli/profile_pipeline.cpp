@@ -19,9 +19,9 @@
 #include "eval/protocol.h"
 #include "eval/worker_client.h"
 #include "gpu/ceilings.h"
+#include "gpu/ceilings_cache.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/helper_paths.h"
-#include "gpu/nvml_library.h"
 #include "gpu/occupancy.h"
 #include "gpu/timeline.h"
 #include "profile/ncu_collector.h"
@@ -145,8 +145,7 @@ Ceilings load_ceilings_of_this_gpu();
 // The ceilings given by file (`kernelpro device --json` output or its cache file) replace the
 // cached or datasheet values; the GPU, if any, is still detected.
 void apply_ceilings_file(Ceilings& c, const fs::path& file) {
-    auto text = read_text_file(file);
-    auto parsed = text ? gpu::parse_ceilings_json(*text) : Result<gpu::DeviceCeilings>(text.error());
+    auto parsed = gpu::read_ceilings_file(file);
     if (!parsed) {
         c.source += " (cannot read " + file.string() + ": " + parsed.error().message + ")";
         return;
@@ -179,17 +178,13 @@ Ceilings load_ceilings_of_this_gpu() {
     }
     c.gpu_present = true;
     c.limits = gpu::OccupancyLimits::from_device(*info);
-    std::string driver_version;
-    if (auto nvml = gpu::Nvml::load()) driver_version = nvml->driver_version();
-    if (driver_version.empty()) driver_version = "cuda" + gpu::format_cuda_version(driver->driver_version());
+    const std::string driver_version = gpu::ceilings_driver_version(driver->driver_version());
     c.device_identity = info->name + " / driver " + driver_version;
     fs::path path = gpu::ceilings_cache_path(cache_directory(), info->name, driver_version);
-    if (auto text = read_text_file(path)) {
-        if (auto parsed = gpu::parse_ceilings_json(*text)) {
-            c.value = to_analysis_ceilings(*parsed);
-            c.source = "measured (" + path.string() + ")";
-            return c;
-        }
+    if (auto parsed = gpu::read_ceilings_file(path)) {
+        c.value = to_analysis_ceilings(*parsed);
+        c.source = "measured (" + path.string() + ")";
+        return c;
     }
     c.source = "datasheet (H200 SXM; run `kernelpro device` to measure " + info->name + ")";
     return c;

@@ -1,8 +1,8 @@
 #include "gpu/ceilings.h"
 
-#include <cctype>
 
 #include <nlohmann/json.hpp>
+
 
 namespace kp::gpu {
 
@@ -106,16 +106,6 @@ DeviceCeilings h200_datasheet_ceilings(const std::string& why) {
     add("tensor_bf16", 989e12, "flop/s", "dense wgmma peak at 1.83 GHz (cuBLAS 8192^3 measures about 790e12)");
     add("tensor_fp16", 989e12, "flop/s", "dense wgmma peak at 1.83 GHz");
     return c;
-}
-
-std::filesystem::path ceilings_cache_path(const std::filesystem::path& cache_root, const std::string& gpu_name,
-                                          const std::string& driver_version) {
-    auto safe = [](std::string text) {
-        for (char& ch : text)
-            if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '_';
-        return text.empty() ? std::string("unknown") : text;
-    };
-    return cache_root / "ceilings" / (safe(gpu_name) + "__" + safe(driver_version) + ".json");
 }
 
 }  // namespace kp::gpu

@@ -60,8 +60,5 @@ Result<DeviceCeilings> parse_ceilings_json(const std::string& text);
 // labelled as such. DRAM is the datasheet 4.8 TB/s, L2 the 10.3 TB/s derived from ncu peaks.
 DeviceCeilings h200_datasheet_ceilings(const std::string& why);
 
-// cache_directory()/ceilings/<gpu name>__<driver version>.json, with unsafe characters replaced.
-std::filesystem::path ceilings_cache_path(const std::filesystem::path& cache_root, const std::string& gpu_name,
-                                          const std::string& driver_version);
 
 }  // namespace kp::gpu

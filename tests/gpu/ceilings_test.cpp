@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu/ceilings.h"
+#include "gpu/ceilings_cache.h"
+#include "common/files.h"
 
 using namespace kp::gpu;
 
@@ -55,4 +57,18 @@ TEST(Ceilings, CachePathIsSafeAndKeyedByNameAndDriver) {
     auto path = ceilings_cache_path("/cache", "NVIDIA H200 / SXM", "580.159.04");
     EXPECT_EQ(path.string(), "/cache/ceilings/NVIDIA_H200___SXM__580.159.04.json");
     EXPECT_NE(ceilings_cache_path("/c", "NVIDIA H200", "580.1"), ceilings_cache_path("/c", "NVIDIA H200", "580.2"));
+}
+
+TEST(Ceilings, ReadsAFileAndSaysWhenItCannot) {
+    auto dir = kp::make_temp_directory("kp-ceilings-file-");
+    ASSERT_TRUE(dir);
+    DeviceCeilings c = h200_datasheet_ceilings("test");
+    ASSERT_TRUE(kp::write_file_atomically(*dir / "c.json", nlohmann::json(c).dump()));
+    auto back = read_ceilings_file(*dir / "c.json");
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->ceilings.size(), c.ceilings.size());
+    EXPECT_FALSE(read_ceilings_file(*dir / "missing.json"));
+    ASSERT_TRUE(kp::write_file_atomically(*dir / "bad.json", "not json"));
+    EXPECT_FALSE(read_ceilings_file(*dir / "bad.json"));
+    std::filesystem::remove_all(*dir);
 }
