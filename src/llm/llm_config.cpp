@@ -4,10 +4,10 @@
 
 #include <cmath>
 #include <set>
-#include <sstream>
 #include <toml++/toml.h>
 
 #include "common/files.h"
+#include "llm/toml_document.h"
 
 extern char** environ;
 
@@ -120,14 +120,9 @@ struct FileSettings {
 
 Result<FileSettings> parse_file(const std::string& text, const std::string& source, const fs::path& base_directory,
                                 LlmConfig base) {
-    toml::table root;
-    try {
-        root = toml::parse(text, source);
-    } catch (const toml::parse_error& e) {
-        std::ostringstream where;
-        where << source << ":" << e.source().begin.line << ": " << e.description();
-        return make_error(where.str());
-    }
+    auto parsed = parse_toml_document(text, source);
+    if (!parsed) return parsed.error();
+    const toml::table& root = *parsed;
     // The settings live under [llm], so the file can share a kernelpro.toml with other sections.
     const toml::table* llm = root["llm"].as_table();
     if (!llm) return make_error(source + ": no [llm] table");

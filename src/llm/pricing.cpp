@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
 #include <toml++/toml.h>
 
 #include "common/files.h"
+#include "llm/toml_document.h"
 
 namespace kp::llm {
 
@@ -26,14 +26,9 @@ PriceTable PriceTable::defaults() {
 }
 
 Result<PriceTable> PriceTable::parse(const std::string& text, const std::string& source, PriceTable base) {
-    toml::table root;
-    try {
-        root = toml::parse(text, source);
-    } catch (const toml::parse_error& e) {
-        std::ostringstream where;
-        where << source << ":" << e.source().begin.line << ": " << e.description();
-        return make_error("price table " + where.str());
-    }
+    auto parsed = parse_toml_document(text, source);
+    if (!parsed) return make_error("price table " + parsed.error().message);
+    const toml::table& root = *parsed;
     const toml::table* models = root["models"].as_table();
     if (!models) return make_error("price table " + source + ": no [models] table");
     for (const auto& [name, node] : *models) {
