@@ -1,55 +1,38 @@
 #include "search/proposers/random_proposers.h"
 
-#include <functional>
-#include <random>
+#include "search/proposers/parameter_moves.h"
 
 namespace kp::search {
 
-namespace {
-Proposal make(const std::string& source, const ParameterValues& point, std::string rationale) {
-    Proposal p;
-    p.kind = ProposalKind::parameter_move;
-    p.candidate.source = source;
-    p.candidate.params = point;
-    p.rationale = std::move(rationale);
-    return p;
-}
-}  // namespace
-
-Result<ProposalBatch> RandomSearchProposer::propose(const ProposalRequest& request) {
+Result<ProposalBatch> UnproposedPointProposer::propose(const ProposalRequest& request) {
     ProposalBatch batch;
-    if (!request.parameter_moves_wanted) return batch;
+    auto space = space_to_search(request);
+    if (!space) return batch;
     const auto& source = request.node.candidate.source;
-    auto space = parse_tunables(source);
-    if (!space.ok() || space->parameters.empty()) return batch;
-    std::string prefix = request.task.name + "|" + std::to_string(std::hash<std::string>{}(source)) + "|";
+    const std::string scope = proposal_scope(request);
     std::lock_guard<std::mutex> lock(mutex_);
-    proposed_.insert(prefix + point_text(resolve_point(source, *space, request.node.candidate.params)));
+    proposed_.insert(scope + point_text(resolve_point(source, *space, request.node.candidate.params)));
+    offer_points(*space, request, [&](const ParameterValues& point) {
+        if (static_cast<int>(batch.proposals.size()) >= per_call_) return false;
+        if (proposed_.insert(scope + point_text(point)).second) batch.proposals.push_back(parameter_move(source, point, rationale(point)));
+        return true;
+    });
+    return batch;
+}
+
+void RandomSearchProposer::offer_points(const TunableSpace& space, const ProposalRequest& request,
+                                        const std::function<bool(const ParameterValues&)>& offer) const {
     std::mt19937_64 rng(request.seed + 0x51ed270b27a5ULL);
-    for (int attempt = 0; attempt < 256 && static_cast<int>(batch.proposals.size()) < per_call_; ++attempt) {
-        auto p = random_point(*space, rng);
-        if (!p) break;
-        if (!proposed_.insert(prefix + point_text(*p)).second) continue;
-        batch.proposals.push_back(make(source, *p, "random point " + point_text(*p)));
+    for (int attempt = 0; attempt < 256; ++attempt) {
+        auto p = random_point(space, rng);
+        if (!p || !offer(*p)) break;
     }
-    return batch;
 }
 
-Result<ProposalBatch> ExhaustiveProposer::propose(const ProposalRequest& request) {
-    ProposalBatch batch;
-    if (!request.parameter_moves_wanted) return batch;
-    const auto& source = request.node.candidate.source;
-    auto space = parse_tunables(source);
-    if (!space.ok() || space->parameters.empty()) return batch;
-    std::string prefix = request.task.name + "|" + std::to_string(std::hash<std::string>{}(source)) + "|";
-    std::lock_guard<std::mutex> lock(mutex_);
-    proposed_.insert(prefix + point_text(resolve_point(source, *space, request.node.candidate.params)));
-    for (const auto& p : enumerate_points(*space)) {
-        if (static_cast<int>(batch.proposals.size()) >= per_call_) break;
-        if (!proposed_.insert(prefix + point_text(p)).second) continue;
-        batch.proposals.push_back(make(source, p, "exhaustive: " + point_text(p)));
-    }
-    return batch;
+void ExhaustiveProposer::offer_points(const TunableSpace& space, const ProposalRequest&,
+                                      const std::function<bool(const ParameterValues&)>& offer) const {
+    for (const auto& p : enumerate_points(space))
+        if (!offer(p)) break;
 }
 
 }  // namespace kp::search

@@ -3,7 +3,9 @@
 // diagnosis; the benchmark compares the tuner against them.
 #pragma once
 
+#include <functional>
 #include <mutex>
+#include <random>
 #include <set>
 #include <string>
 
@@ -12,10 +14,18 @@
 
 namespace kp::search {
 
-class RandomSearchProposer : public Proposer {
+// Proposes points of the node's space that no earlier call proposed (per task and source), at most
+// `proposals_per_call` at a time; subclasses say which points to try, in which order.
+class UnproposedPointProposer : public Proposer {
 public:
-    explicit RandomSearchProposer(int proposals_per_call = 3) : per_call_(proposals_per_call) {}
-    Result<ProposalBatch> propose(const ProposalRequest& request) override;
+    Result<ProposalBatch> propose(const ProposalRequest& request) final;
+
+protected:
+    explicit UnproposedPointProposer(int proposals_per_call) : per_call_(proposals_per_call) {}
+    // Calls `offer` with candidate points in order until it returns false (the batch is full).
+    virtual void offer_points(const TunableSpace& space, const ProposalRequest& request,
+                              const std::function<bool(const ParameterValues&)>& offer) const = 0;
+    virtual std::string rationale(const ParameterValues& point) const = 0;
 
 private:
     int per_call_;
@@ -23,16 +33,25 @@ private:
     std::set<std::string> proposed_;
 };
 
-// Hands out the whole space once (per task and source), `proposals_per_call` at a time.
-class ExhaustiveProposer : public Proposer {
+class RandomSearchProposer : public UnproposedPointProposer {
 public:
-    explicit ExhaustiveProposer(int proposals_per_call = 8) : per_call_(proposals_per_call) {}
-    Result<ProposalBatch> propose(const ProposalRequest& request) override;
+    explicit RandomSearchProposer(int proposals_per_call = 3) : UnproposedPointProposer(proposals_per_call) {}
 
 private:
-    int per_call_;
-    std::mutex mutex_;
-    std::set<std::string> proposed_;
+    void offer_points(const TunableSpace& space, const ProposalRequest& request,
+                      const std::function<bool(const ParameterValues&)>& offer) const override;
+    std::string rationale(const ParameterValues& point) const override { return "random point " + point_text(point); }
+};
+
+// Hands out the whole space once (per task and source), `proposals_per_call` at a time.
+class ExhaustiveProposer : public UnproposedPointProposer {
+public:
+    explicit ExhaustiveProposer(int proposals_per_call = 8) : UnproposedPointProposer(proposals_per_call) {}
+
+private:
+    void offer_points(const TunableSpace& space, const ProposalRequest& request,
+                      const std::function<bool(const ParameterValues&)>& offer) const override;
+    std::string rationale(const ParameterValues& point) const override { return "exhaustive: " + point_text(point); }
 };
 
 }  // namespace kp::search

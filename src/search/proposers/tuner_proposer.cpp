@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "search/proposers/parameter_moves.h"
+
 namespace kp::search {
 
 namespace {
@@ -200,10 +202,9 @@ std::vector<RankedMove> TunerProposer::rank_moves(const ProposalRequest& request
 
 Result<ProposalBatch> TunerProposer::propose(const ProposalRequest& request) {
     ProposalBatch batch;
-    if (!request.parameter_moves_wanted) return batch;
+    auto space = space_to_search(request);
+    if (!space) return batch;  // nothing to tune: no proposals
     const auto& source = request.node.candidate.source;
-    auto space = parse_tunables(source);
-    if (!space.ok() || space->parameters.empty()) return batch;  // nothing to tune: no proposals
     ParameterValues point = resolve_point(source, *space, request.node.candidate.params);
 
     std::lock_guard<std::mutex> lock(mutex_);
@@ -211,7 +212,7 @@ Result<ProposalBatch> TunerProposer::propose(const ProposalRequest& request) {
     tried.insert(point_text(point));
     for (const auto& ancestor : request.lineage)
         tried.insert(point_text(resolve_point(ancestor.candidate.source, *space, ancestor.candidate.params)));
-    const std::string prefix = request.task.name + "|" + std::to_string(std::hash<std::string>{}(source)) + "|";
+    const std::string prefix = proposal_scope(request);
     auto is_new = [&](const ParameterValues& p) {
         std::string text = point_text(p);
         return !tried.count(text) && !proposed_.count(prefix + text);
@@ -219,12 +220,7 @@ Result<ProposalBatch> TunerProposer::propose(const ProposalRequest& request) {
     auto take = [&](const ParameterValues& p, const std::string& rationale) {
         proposed_.insert(prefix + point_text(p));
         tried.insert(point_text(p));
-        Proposal proposal;
-        proposal.kind = ProposalKind::parameter_move;
-        proposal.candidate.source = source;
-        proposal.candidate.params = p;
-        proposal.rationale = rationale;
-        batch.proposals.push_back(std::move(proposal));
+        batch.proposals.push_back(parameter_move(source, p, rationale));
     };
 
     for (const auto& move : rank_moves(request, *space, point)) {
