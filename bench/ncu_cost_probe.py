@@ -12,14 +12,15 @@ Needs kernelpro, kernelpro-worker and ncu (KERNELPRO_NCU) on PATH; prints a tabl
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-PASSES = re.compile(r"- (\d+) pass(?:es)?")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+from ncu_passes import passes_per_launch  # noqa: E402
+
 
 
 def run(argv, env=None):
@@ -76,7 +77,7 @@ def main():
             seconds, rc, out = run(argv)
             if rc:
                 print(f"{name}: exit {rc}: {out[-600:]}")
-            passes = [int(p) for p in PASSES.findall(out)]
+            passes = passes_per_launch(out)
             kernels = len(passes)
             rows.append((label, name, seconds, str(sum(passes)) + (f" ({kernels} kernels)" if kernels != 1 else ""),
                          f"rc {rc}" if rc else ""))
