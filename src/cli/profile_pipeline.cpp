@@ -340,10 +340,9 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     // The CPU-side collectors overlap the GPU ones: the ceilings (which start the driver) and the
     // SASS (cuobjdump + nvdisasm) run on their own threads while ncu starts.
     auto ceilings_future = std::async(std::launch::async, load_ceilings, options.ceilings_file);
-    std::optional<profile::CollectorCache> cache;
     // Always written; read unless use_cache is off (then everything is collected afresh and replaces
     // what the cache held).
-    cache.emplace(options.cache_directory.empty() ? cache_directory() / "profile" : options.cache_directory);
+    const profile::CollectorCache cache(options.cache_directory.empty() ? cache_directory() / "profile" : options.cache_directory);
     const bool refresh = !options.use_cache;
     using SassOutcome = std::pair<std::optional<Result<profile::SassCollection>>, double>;  // and its seconds
     auto sass_future = std::async(std::launch::async, [&]() -> SassOutcome {
@@ -357,10 +356,14 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         auto collected = collector.collect(sass_request);
         return {std::move(collected), since(t0)};
     });
+    // Runs body, adds its wall time to the collector's, and returns what body returns.
     auto timed = [&](const char* collector, auto&& body) {
-        auto t0 = Clock::now();
-        body();
-        report.collector_seconds[collector] += since(t0);
+        struct Charge {
+            double& seconds;
+            Clock::time_point start = Clock::now();
+            ~Charge() { seconds += since(start); }
+        } charge{report.collector_seconds[collector]};
+        return body();
     };
 
     // ---- offline collectors ----
@@ -507,10 +510,9 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         request.cache_key = cache_key;
         request.refresh_cache = refresh;
         request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
-        std::optional<Result<profile::NcuResult>> collected;
-        timed("ncu", [&] { collected = collect_counting_passes(*ncu, request, report.notes); });
-        if (*collected) {
-            const profile::NcuResult& result = **collected;
+        auto collected = timed("ncu", [&] { return collect_counting_passes(*ncu, request, report.notes); });
+        if (collected) {
+            const profile::NcuResult& result = *collected;
             if (result.from_cache) {
                 report.cached.push_back(label);
             } else {
@@ -520,7 +522,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             }
             record(result.commands);
         }
-        return std::move(*collected);
+        return collected;
     };
     // The tools that may run: those named, else every tool (the class picks among them later).
     std::vector<const analysis::MicroTool*> candidate_tools;
@@ -582,12 +584,11 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             request.cache_key = cache_key + "/iterations=" + std::to_string(options.timeline_iterations);
             request.refresh_cache = refresh;
             progress("timeline: CUPTI activity trace");
-            std::optional<Result<profile::TimelineResult>> collected;
-            timed("timeline", [&] { collected = collector.collect(request); });
-            if (!*collected) report.notes.push_back(collected->error().message);
+            auto collected = timed("timeline", [&] { return collector.collect(request); });
+            if (!collected) report.notes.push_back(collected.error().message);
             else {
-                if ((*collected)->from_cache) report.cached.push_back("timeline");
-                traced = std::move((*collected)->timeline);
+                if (collected->from_cache) report.cached.push_back("timeline");
+                traced = std::move(collected->timeline);
             }
         }
         if (traced) {
