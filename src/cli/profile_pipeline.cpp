@@ -477,12 +477,9 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
                               "the timeline need a GPU: showing the SASS/ptxas findings only");
     auto worker = need_gpu ? find_worker_executable() : Result<fs::path>(fs::path());
     if (!worker) return offline_report("kernelpro-worker not found: " + worker.error().message);
-    auto scratch = make_temp_directory("kp-profile-");
-    if (!scratch) return scratch.error();
-    struct Cleanup {
-        fs::path dir;
-        ~Cleanup() { std::error_code ec; fs::remove_all(dir, ec); }
-    } cleanup{*scratch};
+    auto scratch_dir = ScratchDirectory::create("kp-profile-");
+    if (!scratch_dir) return scratch_dir.error();
+    const fs::path& scratch = scratch_dir->path();
 
     std::optional<profile::NcuCollector> ncu;
     std::vector<std::string> stage1_metrics;
@@ -536,11 +533,11 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             if (!located) return offline_report("ncu not found: " + located.error().message);
             ncu_path = *located;
         }
-        auto wrapper = make_ncu_wrapper(*scratch, ncu_path);
+        auto wrapper = make_ncu_wrapper(scratch, ncu_path);
         if (!wrapper) return wrapper.error();
         ncu.emplace(wrapper->string(), cache);
         ncu_display = {wrapper->string(), shell_quote(ncu_path) + " --profile-from-start off"};
-        fs::path request_dir = options.request_file.empty() ? *scratch : fs::absolute(options.request_file).parent_path();
+        fs::path request_dir = options.request_file.empty() ? scratch : fs::absolute(options.request_file).parent_path();
         std::string request_name = options.request_file.empty() ? "request1.json" : options.request_file.filename().string();
         if (!options.request_file.empty()) fs::create_directories(request_dir);
         auto req = write_request(request_dir, request_name, task, build, 1);
@@ -573,7 +570,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         report.notes.push_back("timeline: skipped, one kernel launch per call (ask with --collectors ...,timeline)");
     if (need_gpu && wants(options, "timeline") && timeline_useful) {
         auto library = gpu::find_helper("libkp_timeline.so");
-        auto req = write_request(*scratch, "request_timeline.json", task, build, options.timeline_iterations);
+        auto req = write_request(scratch, "request_timeline.json", task, build, options.timeline_iterations);
         std::optional<gpu::Timeline> traced;
         if (!library) report.notes.push_back("timeline: libkp_timeline.so not found (set KERNELPRO_HELPER_DIR)");
         else if (!req) report.notes.push_back("timeline: " + req.error().message);

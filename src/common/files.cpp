@@ -52,4 +52,18 @@ Result<fs::path> make_temp_directory(const std::string& prefix) {
     return fs::path(pattern);
 }
 
+Result<ScratchDirectory> ScratchDirectory::create(const std::string& prefix) {
+    auto path = make_temp_directory(prefix);
+    if (!path) return path.error();
+    return ScratchDirectory(std::move(*path));
+}
+
+ScratchDirectory::ScratchDirectory(ScratchDirectory&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+
+ScratchDirectory::~ScratchDirectory() {
+    if (path_.empty()) return;
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+}
+
 }  // namespace kp

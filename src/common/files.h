@@ -20,4 +20,20 @@ std::filesystem::path cache_directory();
 // A fresh private directory under $TMPDIR (mode 0700), for one evaluation's scratch files.
 Result<std::filesystem::path> make_temp_directory(const std::string& prefix);
 
+// A make_temp_directory folder that is removed, with everything in it, when this goes out of
+// scope (early returns included).
+class ScratchDirectory {
+public:
+    static Result<ScratchDirectory> create(const std::string& prefix);
+    ScratchDirectory(ScratchDirectory&& other) noexcept;
+    ScratchDirectory& operator=(ScratchDirectory&&) = delete;
+    ~ScratchDirectory();
+
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    explicit ScratchDirectory(std::filesystem::path path) : path_(std::move(path)) {}
+    std::filesystem::path path_;  // empty once moved from
+};
+
 }  // namespace kp

@@ -177,20 +177,11 @@ Result<NcuResult> NcuCollector::collect(const NcuRequest& request) const {
         }
     }
     if (!cached) {
-        std::optional<std::filesystem::path> no_sections;
-        if (request.sections.empty() && !request.source_page && request.empty_section_folder.empty()) {
-            auto dir = make_temp_directory("kp-ncu-sections-");
-            if (dir) no_sections = *dir;
-        }
-        struct RemoveDirectory {
-            std::optional<std::filesystem::path>& dir;
-            ~RemoveDirectory() {
-                std::error_code ec;
-                if (dir) std::filesystem::remove_all(*dir, ec);
-            }
-        } remove_no_sections{no_sections};
+        std::optional<ScratchDirectory> no_sections;
+        if (request.sections.empty() && !request.source_page && request.empty_section_folder.empty())
+            if (auto dir = ScratchDirectory::create("kp-ncu-sections-")) no_sections.emplace(std::move(*dir));
         NcuRequest live = request;
-        if (no_sections) live.empty_section_folder = *no_sections;
+        if (no_sections) live.empty_section_folder = no_sections->path();
         if (!request.source_page) {
             auto argv = resolved.profile_command(live);
             result.commands.push_back(join_command_line(argv));
@@ -198,9 +189,9 @@ Result<NcuResult> NcuCollector::collect(const NcuRequest& request) const {
             if (!out) return out.error();
             metrics_text = std::move(*out);
         } else {
-            auto scratch = make_temp_directory("kp-ncu-");
+            auto scratch = ScratchDirectory::create("kp-ncu-");
             if (!scratch) return scratch.error();
-            std::filesystem::path report = *scratch / "profile";
+            std::filesystem::path report = scratch->path() / "profile";
             auto argv = resolved.profile_command(request, report);
             result.commands.push_back(join_command_line(argv));
             auto run = resolved.run_ncu(argv, request);
@@ -214,8 +205,6 @@ Result<NcuResult> NcuCollector::collect(const NcuRequest& request) const {
                 if (!out) return out.error();
                 (std::string(page) == "raw" ? metrics_text : source_text) = std::move(*out);
             }
-            std::error_code ec;
-            std::filesystem::remove_all(*scratch, ec);
         }
         if (cache_ && !key.empty()) {
             nlohmann::json doc = {{"metrics", metrics_text}, {"source", source_text}};

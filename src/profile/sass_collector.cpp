@@ -116,12 +116,9 @@ Result<SassCollection> SassCollector::collect(const SassRequest& request) const 
         cuobjdump = *found;
     }
 
-    auto scratch = make_temp_directory("kp-sass-");
-    if (!scratch) return scratch.error();
-    struct Cleanup {
-        fs::path dir;
-        ~Cleanup() { std::error_code e; fs::remove_all(dir, e); }
-    } cleanup{*scratch};
+    auto scratch_dir = ScratchDirectory::create("kp-sass-");
+    if (!scratch_dir) return scratch_dir.error();
+    const fs::path& scratch = scratch_dir->path();
 
     std::vector<fs::path> cubins;
     RawDisassembly raw;
@@ -129,9 +126,9 @@ Result<SassCollection> SassCollector::collect(const SassRequest& request) const 
         cubins.push_back(fs::absolute(request.binary));
     } else {
         // -xelf writes the cubins into the working directory.
-        auto extracted = run_tool({cuobjdump, "-xelf", "all", fs::absolute(request.binary).string()}, request.timeout, scratch->string());
+        auto extracted = run_tool({cuobjdump, "-xelf", "all", fs::absolute(request.binary).string()}, request.timeout, scratch.string());
         if (!extracted) return make_error("cuobjdump -xelf: " + extracted.error().message);
-        for (const auto& entry : fs::directory_iterator(*scratch, ec))
+        for (const auto& entry : fs::directory_iterator(scratch, ec))
             if (entry.path().extension() == ".cubin") cubins.push_back(entry.path());
         std::sort(cubins.begin(), cubins.end());
         if (cubins.empty()) return make_error("cuobjdump found no cubin in " + request.binary.string() + " (built without device code for a real sm_XX?)");

@@ -25,16 +25,9 @@ Result<TimelineResult> TimelineCollector::collect(const TimelineRequest& request
         std::error_code ec;
         if (!std::filesystem::is_regular_file(library_, ec))
             return make_error("timeline: the injection library " + library_.string() + " is missing (set KERNELPRO_HELPER_DIR)");
-        auto scratch = make_temp_directory("kp-timeline-");
+        auto scratch = ScratchDirectory::create("kp-timeline-");
         if (!scratch) return scratch.error();
-        struct Cleanup {
-            std::filesystem::path dir;
-            ~Cleanup() {
-                std::error_code ignored;
-                std::filesystem::remove_all(dir, ignored);
-            }
-        } cleanup{*scratch};
-        const std::filesystem::path trace = *scratch / "timeline.json";
+        const std::filesystem::path trace = scratch->path() / "timeline.json";
         ProcessOptions options;
         options.timeout = request.timeout;
         options.extra_environment = request.environment;
