@@ -44,6 +44,9 @@ const std::string kTask = kSource + "/tasks/transpose_f32";
 
 bool have_nvcc() { return kp::profile::locate_nvidia_tool("nvcc").has_value(); }
 bool have_gpu() { return kp::gpu::CudaDriver::load().ok(); }
+bool have_sass_tools() {
+    return kp::profile::locate_nvidia_tool("nvdisasm").has_value() && kp::profile::locate_nvidia_tool("cuobjdump").has_value();
+}
 
 }  // namespace
 
@@ -233,8 +236,7 @@ class RecordedCorpus : public ::testing::TestWithParam<CorpusKernel> {};
 TEST_P(RecordedCorpus, RightToolRanksFirst) {
     const CorpusKernel& k = GetParam();
     if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the corpus kernel cannot be built";
-    if (!kp::profile::locate_nvidia_tool("nvdisasm") || !kp::profile::locate_nvidia_tool("cuobjdump"))
-        GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the SASS tools cannot judge";
+    if (!have_sass_tools()) GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the SASS tools cannot judge";
     const std::string fixtures = kSource + "/tests/fixtures/h200-corpus/";
     const std::string stem = k.file.substr(0, k.file.size() - 3);
     if (!std::filesystem::exists(fixtures + stem + ".raw.csv"))
@@ -280,8 +282,7 @@ INSTANTIATE_TEST_SUITE_P(H200, RecordedCorpus, ::testing::ValuesIn(corpus_manife
 // long_scoreboard_latency leaves those stalls to narrow_global_access instead of ranking the symptom.
 TEST(RecordedCorpusDatasheet, NarrowAccessesExplainTheLongScoreboardStalls) {
     if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the corpus kernel cannot be built";
-    if (!kp::profile::locate_nvidia_tool("nvdisasm") || !kp::profile::locate_nvidia_tool("cuobjdump"))
-        GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the SASS tools cannot judge";
+    if (!have_sass_tools()) GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the SASS tools cannot judge";
     if (have_gpu()) GTEST_SKIP() << "a GPU is present: its cached ceilings would replace the datasheet";
     auto run = run_profile({kSource + "/tests/profile_corpus/task", kSource + "/tests/profile_corpus/narrow_scalar_copy.cu", "--json",
                             "-q", "--ncu-csv", kSource + "/tests/fixtures/h200-corpus/narrow_scalar_copy.raw.csv"});
