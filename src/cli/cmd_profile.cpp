@@ -1,7 +1,8 @@
 // kernelpro profile TASK CANDIDATE.cu [--json | --feedback] [--tools a,b] [--collectors ncu,sass,...]
 // kernelpro profile --list-tools
-// Builds the candidate, profiles it in two stages (roofline, then the class's tools) and prints the
-// ranked findings. Exit codes: 0 profiled, 1 the candidate failed to build, 2 usage or task error,
+// Builds the candidate, collects counters (in the worker through CUPTI, or with ncu), classifies each
+// kernel on the roofline, runs its class's tools and prints the ranked findings. Exit codes: 0 profiled,
+// 1 the candidate failed to build, 2 usage or task error,
 // 3 environment (no GPU / no ncu: the SASS/ptxas-only findings are still shown).
 #include <chrono>
 #include <iostream>
@@ -21,9 +22,9 @@ namespace kp::cli {
 
 namespace {
 struct ProfileArgs {
-    std::string task, candidate, ncu, request_file, ncu_csv, ceilings;
+    std::string task, candidate, ncu, request_file, counters_file, ncu_csv, ceilings;
     std::vector<std::string> params, tools, collectors;
-    std::string stages = "auto";
+    std::string stages = "auto", counters = "auto";
     bool json = false, feedback = false, list_tools = false, quiet = false, no_cache = false;
     double budget_seconds = 120.0;
     int budget_passes = 40;
@@ -53,8 +54,13 @@ Handler register_profile(CLI::App& root) {
     cmd->add_option("--collectors", a->collectors,
                     "Collectors: ncu,source,sass,ptxas,timeline,occupancy; a list replaces the default set "
                     "(all but source; timeline only for calls with 2+ kernels), +NAME adds, -NAME removes");
-    cmd->add_option("--stages", a->stages, "Counter collection: auto (one ncu run when the budget allows, else two), 1, 2")
+    cmd->add_option("--stages", a->stages, "Counter collection: auto (one run with every tool's counters when the budget allows, else two), 1, 2")
         ->check(CLI::IsMember({"auto", "1", "2"}))
+        ->capture_default_str();
+    cmd->add_option("--counters", a->counters,
+                    "Who counts: auto (the worker itself through CUPTI's range profiler; ncu for the source page or "
+                    "when that fails), cupti (the worker only), ncu (always ncu)")
+        ->check(CLI::IsMember({"auto", "cupti", "ncu"}))
         ->capture_default_str();
     cmd->add_option("--ncu-csv", a->ncu_csv,
                     "Diagnose from counters ncu recorded before (`ncu -i R --csv --page raw --print-units base`, or a "
@@ -64,10 +70,11 @@ Handler register_profile(CLI::App& root) {
         ->check(CLI::ExistingFile);
     cmd->add_flag("--no-cache", a->no_cache, "Collect again even when this build was profiled before on this GPU (the fresh results replace the cached ones)");
     cmd->add_option("--budget-seconds", a->budget_seconds, "Profiling time budget, seconds")->capture_default_str();
-    cmd->add_option("--budget-passes", a->budget_passes, "ncu replay-pass budget, both stages")->capture_default_str();
+    cmd->add_option("--budget-passes", a->budget_passes, "Replay-pass budget (CUPTI or ncu), both stages")->capture_default_str();
     cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)");
     cmd->add_option("--ncu", a->ncu, "Path of ncu (default: KERNELPRO_NCU, PATH, the usual install folders)");
     cmd->add_option("--keep-request", a->request_file, "Write the worker's profile_run request here and keep it (the ncu commands in --json then re-run as recorded)");
+    cmd->add_option("--keep-counters", a->counters_file, "Write the worker's raw CUPTI counters reply (JSON) here");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
     return [a]() -> int {
         if (a->list_tools) {
@@ -90,6 +97,7 @@ Handler register_profile(CLI::App& root) {
         ProfileOptions options;
         options.ncu_path = a->ncu;
         options.request_file = a->request_file;
+        options.counters_reply_file = a->counters_file;
         options.tools = split_commas(a->tools);
         auto collectors = apply_collector_list(split_commas(a->collectors), options.collectors);
         if (!collectors) {
@@ -99,6 +107,7 @@ Handler register_profile(CLI::App& root) {
         options.collectors = collectors->first;
         options.timeline_always = collectors->second;
         options.stages = a->stages == "1" ? StagePlan::one_run : a->stages == "2" ? StagePlan::two_runs : StagePlan::automatic;
+        options.counters = a->counters == "cupti" ? CounterSource::cupti : a->counters == "ncu" ? CounterSource::ncu : CounterSource::automatic;
         options.use_cache = !a->no_cache;
         options.ncu_csv = a->ncu_csv;
         options.source_name = a->candidate;

@@ -24,6 +24,7 @@
 #include "gpu/helper_paths.h"
 #include "gpu/occupancy.h"
 #include "gpu/timeline.h"
+#include "profile/cupti_counter_collector.h"
 #include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
 #include "profile/ptxas_report.h"
@@ -205,15 +206,17 @@ std::vector<std::string> worker_argv(const fs::path& worker, const fs::path& req
     return {"/bin/bash", "-c", "exec " + shell_quote(worker.string()) + " --channel-fd 3 3>/dev/null < " + shell_quote(request.string())};
 }
 
-Result<fs::path> write_request(const fs::path& dir, const std::string& name, const TaskSpec& task, const BuildOutcome& build,
-                               int iterations) {
+WorkerRequest profile_request(const TaskSpec& task, const BuildOutcome& build, int iterations) {
     WorkerRequest request;
     request.mode = "profile_run";
     request.task = to_json(task);
     request.candidate_library = build.library.string();
     request.seed = 42;
     request.profile_iterations = iterations;
-    fs::path path = dir / name;
+    return request;
+}
+
+Result<fs::path> write_request(const fs::path& path, const WorkerRequest& request) {
     if (auto s = write_file_atomically(path, to_json(request).dump()); !s) return s.error();
     return path;
 }
@@ -483,6 +486,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
 
     std::optional<profile::NcuCollector> ncu;
     std::vector<std::string> stage1_metrics;
+    const WorkerRequest worker_request = profile_request(task, build, 1);
     fs::path request1;
     std::pair<std::string, std::string> ncu_display;  // wrapper path -> what it runs, for the record
     auto record = [&](const std::vector<std::string>& commands) {
@@ -496,9 +500,72 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     };
     // What every cached GPU result depends on: the binary, the task (its inputs), the GPU, the tool.
     const std::string cache_key = profile_cache_key(build, task, ceilings.device_identity, options.ncu_path);
-    // One ncu run on the worker's profile_run (both stages): timed, its passes and cache hit counted,
-    // its commands recorded.
-    auto run_ncu = [&](const std::vector<std::string>& metrics, bool source_page, const char* label) -> Result<profile::NcuResult> {
+    // ncu, located and wrapped when first needed (the source page, --counters ncu, or a fallback).
+    auto ensure_ncu = [&]() -> Status {
+        if (ncu) return {};
+        std::string ncu_path = options.ncu_path;
+        if (ncu_path.empty()) {
+            auto located = profile::require_nvidia_tool("ncu");
+            if (!located) return make_error("ncu not found: " + located.error().message);
+            ncu_path = *located;
+        }
+        auto wrapper = make_ncu_wrapper(scratch, ncu_path);
+        if (!wrapper) return wrapper.error();
+        ncu.emplace(wrapper->string(), cache);
+        ncu_display = {wrapper->string(), shell_quote(ncu_path) + " --profile-from-start off"};
+        return {};
+    };
+    // Counters in the worker (CUPTI range profiler) unless the source page is wanted, ncu was asked
+    // for, or that failed before; then ncu.
+    const auto counters_library = gpu::find_helper("libkp_counters.so");
+    bool cupti_usable = options.counters != CounterSource::ncu;
+    if (cupti_usable && !counters_library) {
+        if (options.counters == CounterSource::cupti) return offline_report("libkp_counters.so not found (set KERNELPRO_HELPER_DIR)");
+        report.notes.push_back("counters: libkp_counters.so not found, using ncu");
+        cupti_usable = false;
+    }
+    auto run_cupti = [&](const std::vector<std::string>& metrics, const char* label) -> Result<profile::NcuResult> {
+        profile::CounterRequest request;
+        request.metrics = metrics;
+        request.worker = worker_request;
+        request.worker_executable = *worker;
+        request.counters_library = *counters_library;
+        request.max_kernels = options.max_kernels;
+        request.limits = ceilings.limits;
+        request.cache_key = cache_key;
+        request.refresh_cache = refresh;
+        request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
+        profile::CuptiCounterCollector collector(cache);
+        auto collected = timed("counters", [&] { return collector.collect(request); });
+        if (!collected) return collected.error();
+        profile::NcuResult result;
+        result.kernels = std::move(collected->kernels);
+        result.from_cache = collected->from_cache;
+        for (const auto& note : collected->notes) report.notes.push_back(note);
+        if (!options.counters_reply_file.empty() && report.cupti_runs == 0)
+            if (auto s = write_file_atomically(options.counters_reply_file, collected->reply.dump(1)); !s)
+                report.notes.push_back("--keep-counters: " + s.error().message);
+        if (result.from_cache) report.cached.push_back(label);
+        else {
+            report.cupti_runs++;
+            report.estimated_passes += collector.cost(request).replay_passes;
+            report.counted_passes += counted_passes(result.kernels);
+            report.commands.push_back(fmt::format("{} (profile_counters: {} metrics through CUPTI's range profiler, {} passes{})",
+                                                  worker->string(), metrics.size(), collected->passes,
+                                                  collected->chip.empty() ? "" : " on " + collected->chip));
+        }
+        return result;
+    };
+    // One collection of counters (both stages): timed, its passes and cache hit counted, its
+    // commands recorded.
+    auto run_counters = [&](const std::vector<std::string>& metrics, bool source_page, const char* label) -> Result<profile::NcuResult> {
+        if (cupti_usable && !source_page) {
+            auto collected = run_cupti(metrics, label);
+            if (collected || options.counters == CounterSource::cupti) return collected;
+            report.notes.push_back("counters in the worker failed, using ncu: " + collected.error().message);
+            cupti_usable = false;
+        }
+        if (auto s = ensure_ncu(); !s) return s.error();
         profile::NcuRequest request;
         request.metrics = metrics;
         request.source_page = source_page;
@@ -527,20 +594,11 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     else
         for (const auto& name : options.tools) candidate_tools.push_back(analysis::default_tool_registry().find(name));
     if (need_gpu && wants(options, "ncu")) {
-        std::string ncu_path = options.ncu_path;
-        if (ncu_path.empty()) {
-            auto located = profile::require_nvidia_tool("ncu");
-            if (!located) return offline_report("ncu not found: " + located.error().message);
-            ncu_path = *located;
-        }
-        auto wrapper = make_ncu_wrapper(scratch, ncu_path);
-        if (!wrapper) return wrapper.error();
-        ncu.emplace(wrapper->string(), cache);
-        ncu_display = {wrapper->string(), shell_quote(ncu_path) + " --profile-from-start off"};
-        fs::path request_dir = options.request_file.empty() ? scratch : fs::absolute(options.request_file).parent_path();
-        std::string request_name = options.request_file.empty() ? "request1.json" : options.request_file.filename().string();
-        if (!options.request_file.empty()) fs::create_directories(request_dir);
-        auto req = write_request(request_dir, request_name, task, build, 1);
+        // The request is written even when the worker collects the counters itself, so that ncu (a
+        // fallback, stage 2's source page, scripts/gpu-profile-check's `--set full`) can run the same call.
+        fs::path request_path = options.request_file.empty() ? scratch / "request1.json" : fs::absolute(options.request_file);
+        if (!options.request_file.empty()) fs::create_directories(request_path.parent_path());
+        auto req = write_request(request_path, worker_request);
         if (!req) return req.error();
         request1 = *req;
         FirstRunPlan first = plan_first_ncu_run(options, candidate_tools);
@@ -549,10 +607,12 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             one_run_plan = first.tools_plan;
             stage2_done = true;
         }
-        progress(fmt::format("ncu: {} metrics{}{}", first.metrics.size(), first.source_page ? " + source page" : "",
+        const bool in_worker = cupti_usable && !first.source_page;
+        progress(fmt::format("{}: {} metrics{}{}", in_worker ? "counters (CUPTI, in the worker)" : "ncu", first.metrics.size(),
+                             first.source_page ? " + source page" : "",
                              stage2_done ? " (roofline and every tool, one run)" : " (stage 1: roofline)"));
-        auto result = run_ncu(first.metrics, first.source_page, "ncu");
-        if (!result) return offline_report("ncu failed: " + result.error().message);
+        auto result = run_counters(first.metrics, first.source_page, in_worker ? "counters" : "ncu");
+        if (!result) return offline_report("counters failed: " + result.error().message);
         for (const auto& k : result->kernels) {
             auto data = base_data(k.name);
             data.metrics = k;
@@ -570,7 +630,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         report.notes.push_back("timeline: skipped, one kernel launch per call (ask with --collectors ...,timeline)");
     if (need_gpu && wants(options, "timeline") && timeline_useful) {
         auto library = gpu::find_helper("libkp_timeline.so");
-        auto req = write_request(scratch, "request_timeline.json", task, build, options.timeline_iterations);
+        auto req = write_request(scratch / "request_timeline.json", profile_request(task, build, options.timeline_iterations));
         std::optional<gpu::Timeline> traced;
         if (!library) report.notes.push_back("timeline: libkp_timeline.so not found (set KERNELPRO_HELPER_DIR)");
         else if (!req) report.notes.push_back("timeline: " + req.error().message);
@@ -663,12 +723,12 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
                 extra_metrics.push_back(m);
         source_page = source_page || plans[i].source_page;
     }
-    if (ncu && (!extra_metrics.empty() || source_page)) {
-        progress(fmt::format("ncu stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page" : ""));
+    if (!request1.empty() && (!extra_metrics.empty() || source_page)) {
+        progress(fmt::format("counters stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page (ncu)" : ""));
         std::vector<std::string> metrics = extra_metrics;
         metrics.push_back(kPassCountMetric);
-        auto result = run_ncu(metrics, source_page, "ncu stage 2");
-        if (!result) report.notes.push_back("ncu stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
+        auto result = run_counters(metrics, source_page, "counters stage 2");
+        if (!result) report.notes.push_back("counters stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
         else {
             for (auto& data : kernels) {
                 if (!data.metrics) continue;
@@ -782,9 +842,11 @@ std::string render_profile_text(const ProfileReport& report) {
         }
     }
     out << fmt::format("\nprofiling cost: {:.1f} s", report.seconds);
-    if (report.ncu_runs > 0)
-        out << (report.counted_passes > 0 ? fmt::format(", {} ncu run(s), {} replay passes", report.ncu_runs, report.counted_passes)
-                                          : fmt::format(", {} ncu run(s), ~{} replay passes (estimated)", report.ncu_runs, report.estimated_passes));
+    if (report.cupti_runs > 0) out << fmt::format(", counters in the worker ({} run(s))", report.cupti_runs);
+    if (report.ncu_runs > 0) out << fmt::format(", {} ncu run(s)", report.ncu_runs);
+    if (report.cupti_runs + report.ncu_runs > 0)
+        out << (report.counted_passes > 0 ? fmt::format(", {} replay passes", report.counted_passes)
+                                          : fmt::format(", ~{} replay passes (estimated)", report.estimated_passes));
     std::string parts;
     for (const auto& [collector, seconds] : report.collector_seconds) parts += fmt::format("{}{} {:.1f} s", parts.empty() ? "" : ", ", collector, seconds);
     if (!parts.empty()) out << " (" << parts << ")";
@@ -814,7 +876,8 @@ nlohmann::json profile_report_json(const ProfileReport& report) {
             {"environment_error", report.environment_error},
             {"notes", report.notes},
             {"kernels", kernels},
-            {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"estimated_replay_passes", report.estimated_passes},
+            {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"cupti_runs", report.cupti_runs},
+                      {"estimated_replay_passes", report.estimated_passes},
                       {"replay_passes", report.counted_passes > 0 ? nlohmann::json(report.counted_passes) : nlohmann::json()},
                       {"collector_seconds", report.collector_seconds}, {"cached", report.cached}}},
             {"commands", report.commands}};

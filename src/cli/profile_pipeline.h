@@ -29,7 +29,8 @@
 
 namespace kp::cli {
 
-// ncu: counters; source: ncu's source page (per-SASS-instruction counters and warp-stall samples,
+// ncu: hardware counters (collected in the worker through CUPTI's range profiler by default, by ncu
+// with --counters ncu or when that fails; see CounterSource); source: ncu's source page (per-SASS-instruction counters and warp-stall samples,
 // for the tools that point at lines; about 12 more passes, so not collected unless asked for);
 // sass, ptxas: from the build, no GPU; timeline: CUPTI activity trace; occupancy: the occupancy
 // calculator with the real launch.
@@ -53,11 +54,17 @@ Result<std::pair<std::set<std::string>, bool>> apply_collector_list(const std::v
 // tools of each kernel's class (fewer passes, one more ncu start-up).
 enum class StagePlan { automatic, one_run, two_runs };
 
+// Who counts: automatic = the worker itself through CUPTI's range profiler (no ncu start-up, 1.6 s
+// on the H200), and ncu for the source page or when CUPTI fails (a note says why); cupti = the
+// worker only (an error when it cannot); ncu = always ncu.
+enum class CounterSource { automatic, cupti, ncu };
+
 struct ProfileOptions {
     std::string ncu_path;                  // empty: located (KERNELPRO_NCU, PATH, ...)
     std::vector<std::string> tools;        // empty: the tools of each kernel's roofline class
     std::set<std::string> collectors = default_profile_collectors();
     StagePlan stages = StagePlan::automatic;
+    CounterSource counters = CounterSource::automatic;
     bool timeline_always = false;          // false: only when a call launches two or more kernels
     double budget_seconds = 120.0;         // all profiling together
     int budget_passes = 40;                // ncu replay passes, both stages together
@@ -77,6 +84,9 @@ struct ProfileOptions {
     // Where to write the worker's profile_run request (kept, so the recorded ncu commands can be
     // re-run, e.g. by scripts/gpu-profile-check); empty: a scratch file, removed afterwards.
     std::filesystem::path request_file;
+    // Where to write the worker's raw counters reply (CUPTI; first collection), as recorded fixtures
+    // for the CPU tests; empty: not written.
+    std::filesystem::path counters_reply_file;
 };
 
 struct KernelDiagnosis {
@@ -94,8 +104,9 @@ struct ProfileReport {
     std::string environment_error;         // non-empty: a GPU stage could not run (exit 3)
     double seconds = 0;                    // wall time of the profiling (not the build)
     int ncu_runs = 0;
+    int cupti_runs = 0;                    // counter collections in the worker (CUPTI range profiler)
     int estimated_passes = 0;              // replay passes, by our model (0 when all came from the cache)
-    int counted_passes = 0;                // replay passes as ncu counted them (profiler__replayer_passes); 0: unknown
+    int counted_passes = 0;                // kernel replays as counted (ncu's profiler__replayer_passes, CUPTI's passes per kernel); 0: unknown
     std::map<std::string, double> collector_seconds;  // wall time per collector (sass overlaps ncu)
     std::vector<std::string> cached;       // collectors answered from the cache
     std::vector<std::string> commands;     // ncu command lines that ran

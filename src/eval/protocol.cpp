@@ -20,7 +20,10 @@ nlohmann::json to_json(const WorkerRequest& r) {
               {"host_slack_seconds", r.timing.host_slack_seconds}}},
             {"call_timeout_seconds", r.call_timeout_seconds},
             {"profile_iterations", r.profile_iterations},
-            {"profile_reference", r.profile_reference}};
+            {"profile_reference", r.profile_reference},
+            {"counter_metrics", r.counter_metrics},
+            {"counters_library", r.counters_library},
+            {"max_kernels", r.max_kernels}};
 }
 
 WorkerRequest worker_request_from_json(const nlohmann::json& j) {
@@ -36,6 +39,9 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
     r.call_timeout_seconds = j.value("call_timeout_seconds", r.call_timeout_seconds);
     r.profile_iterations = j.value("profile_iterations", r.profile_iterations);
     r.profile_reference = j.value("profile_reference", false);
+    r.counter_metrics = j.value("counter_metrics", std::vector<std::string>{});
+    r.counters_library = j.value("counters_library", "");
+    r.max_kernels = j.value("max_kernels", r.max_kernels);
     if (j.contains("timing")) {
         const auto& t = j["timing"];
         auto& s = r.timing.stopping;

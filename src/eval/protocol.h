@@ -27,7 +27,7 @@ struct TimingConfig {
 };
 
 struct WorkerRequest {
-    std::string mode = "evaluate";  // evaluate | profile_run
+    std::string mode = "evaluate";  // evaluate | profile_run | profile_counters
     nlohmann::json task;            // to_json(TaskSpec)
     std::string reference_library;  // reference kernel, or empty when data sets are given
     std::vector<std::string> reference_data_sets;  // safetensors files with inputs and outputs
@@ -39,6 +39,11 @@ struct WorkerRequest {
     double call_timeout_seconds = 10.0;
     int profile_iterations = 1;     // profile_run: calls inside the profiler range
     bool profile_reference = false; // profile_run: run the reference instead of the candidate
+    // profile_counters: these hardware counters for every kernel of one call, collected in the
+    // worker by libkp_counters.so (this path) with CUPTI's range profiler, at most max_kernels.
+    std::vector<std::string> counter_metrics;
+    std::string counters_library;
+    int max_kernels = 16;
 };
 
 nlohmann::json to_json(const WorkerRequest& request);

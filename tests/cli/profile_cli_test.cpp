@@ -15,6 +15,8 @@
 #include "cli/commands.h"
 #include "cli/profile_pipeline.h"
 #include "gpu/cuda_driver.h"
+#include "gpu/helper_paths.h"
+#include "profile/cupti_counter_collector.h"
 #include "profile/tool_locator.h"
 
 namespace {
@@ -301,7 +303,6 @@ TEST(RecordedCorpusDatasheet, NarrowAccessesExplainTheLongScoreboardStalls) {
 TEST(ProfileOnGpu, TwoKernelCallGetsATimeline) {
     if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the candidate cannot be built";
     if (!have_gpu()) GTEST_SKIP() << "no GPU: the timeline needs one (scripts/gpu-check profile runs this)";
-    if (!kp::profile::locate_nvidia_tool("ncu")) GTEST_SKIP() << "no ncu";
     const std::string task = kSource + "/tasks/sum_reduce_f32";
     auto run = run_profile({task, task + "/reference.cu", "--json", "-q", "--no-cache"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -309,7 +310,9 @@ TEST(ProfileOnGpu, TwoKernelCallGetsATimeline) {
     EXPECT_GE(report["kernels"].size(), 2u);
     for (const auto& note : report["notes"]) EXPECT_EQ(note.get<std::string>().rfind("timeline", 0), std::string::npos) << note;
     EXPECT_TRUE(report["cost"]["collector_seconds"].contains("timeline")) << report["cost"].dump();
-    EXPECT_EQ(report["cost"]["ncu_runs"], 1);
+    // The counters came from the worker itself (CUPTI): no ncu run.
+    EXPECT_EQ(report["cost"]["cupti_runs"], 1) << report["notes"].dump();
+    EXPECT_EQ(report["cost"]["ncu_runs"], 0);
     bool ran = false;
     for (const auto& tool : report["kernels"][0]["tools_run"]) ran = ran || tool == "launch_overhead";
     EXPECT_TRUE(ran) << report["kernels"][0].dump();
@@ -318,11 +321,57 @@ TEST(ProfileOnGpu, TwoKernelCallGetsATimeline) {
     auto again = run_profile({task, task + "/reference.cu", "--json", "-q"});
     ASSERT_EQ(again.exit_code, 0) << again.err;
     auto cached = nlohmann::json::parse(again.out);
+    EXPECT_EQ(cached["cost"]["cupti_runs"], 0);
     EXPECT_EQ(cached["cost"]["ncu_runs"], 0);
     const std::string hits = cached["cost"]["cached"].dump();
-    EXPECT_NE(hits.find("ncu"), std::string::npos) << hits;
+    EXPECT_NE(hits.find("counters"), std::string::npos) << hits;
     EXPECT_NE(hits.find("timeline"), std::string::npos) << hits;
     EXPECT_EQ(cached["kernels"][0]["findings"], report["kernels"][0]["findings"]);
+}
+
+// The counters the worker collects through CUPTI and ncu's give the same diagnosis: the same
+// class and top finding on a flawed corpus kernel, with fewer passes and no ncu run.
+TEST(ProfileOnGpu, CountersInTheWorkerDiagnoseLikeNcu) {
+    if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the candidate cannot be built";
+    if (!have_gpu()) GTEST_SKIP() << "no GPU: counters need one (scripts/gpu-check profile runs this)";
+    if (!kp::profile::locate_nvidia_tool("ncu")) GTEST_SKIP() << "no ncu to compare with";
+    const std::string task = kSource + "/tests/profile_corpus/task";
+    const std::string kernel = kSource + "/tests/profile_corpus/bank_conflict_transpose.cu";
+    auto cupti = run_profile({task, kernel, "--json", "-q", "--no-cache", "--counters", "cupti"});
+    auto ncu = run_profile({task, kernel, "--json", "-q", "--no-cache", "--counters", "ncu"});
+    ASSERT_EQ(cupti.exit_code, 0) << cupti.err;
+    ASSERT_EQ(ncu.exit_code, 0) << ncu.err;
+    auto a = nlohmann::json::parse(cupti.out), b = nlohmann::json::parse(ncu.out);
+    EXPECT_EQ(a["cost"]["cupti_runs"], 1);
+    EXPECT_EQ(a["cost"]["ncu_runs"], 0);
+    EXPECT_EQ(b["cost"]["ncu_runs"], 1);
+    EXPECT_LT(a["cost"]["replay_passes"].get<int>(), b["cost"]["replay_passes"].get<int>());
+    ASSERT_FALSE(a["kernels"][0]["findings"].empty()) << a.dump();
+    EXPECT_EQ(a["kernels"][0]["findings"][0]["tool"], "shared_bank_conflicts");
+    EXPECT_EQ(a["kernels"][0]["findings"][0]["tool"], b["kernels"][0]["findings"][0]["tool"]);
+    EXPECT_EQ(a["kernels"][0]["roofline"]["class"], b["kernels"][0]["roofline"]["class"]);
+}
+
+// CUPTI's host API plans counters for a chip without one: every counter the roofline and the tools
+// ask for must be countable on the H100/H200 chip, in fewer passes than ncu took for them (9).
+TEST(CuptiCounterPlan, EveryToolCounterCountsOnGH100) {
+    auto library = kp::gpu::find_helper("libkp_counters.so");
+    if (!library) GTEST_SKIP() << "libkp_counters.so was not built (no CUPTI in this CUDA toolkit)";
+    auto tools = kp::cli::tool_list_json();
+    std::vector<std::string> metrics = tools["stage1_metrics"];
+    for (const auto& t : tools["tools"])
+        for (const auto& m : t["metrics"]) metrics.push_back(m);
+    auto plan = kp::profile::plan_counters(*library, "GH100", metrics);
+    ASSERT_TRUE(plan) << plan.error().message;
+    EXPECT_TRUE(plan->unsupported.empty()) << plan->unsupported.front();
+    EXPECT_GT(plan->passes, 1);
+    EXPECT_LT(plan->passes, 9);
+    // A name no chip has is reported by name.
+    metrics.push_back("kernelpro__no_such_counter.sum");
+    auto bad = kp::profile::plan_counters(*library, "GH100", metrics);
+    ASSERT_TRUE(bad) << bad.error().message;
+    ASSERT_EQ(bad->unsupported.size(), 1u);
+    EXPECT_EQ(bad->unsupported[0], "kernelpro__no_such_counter.sum");
 }
 
 // Measured FLOP/s ceilings are put at one reference clock (the FP32 measurement's): cuBLAS bf16

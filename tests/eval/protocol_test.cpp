@@ -13,6 +13,10 @@ TEST(Protocol, RequestRoundTrip) {
     r.trials = 3;
     r.timing.stopping.max_noise = 0.01;
     r.timing.input_sets = 4;
+    r.mode = "profile_counters";
+    r.counter_metrics = {"dram__bytes_read.sum", "gpu__time_duration.sum"};
+    r.counters_library = "/lib/libkp_counters.so";
+    r.max_kernels = 4;
     auto j = to_json(r);
     EXPECT_EQ(j["protocol"], kWorkerProtocol);
     auto back = worker_request_from_json(j);
@@ -21,6 +25,10 @@ TEST(Protocol, RequestRoundTrip) {
     EXPECT_EQ(back.candidate_library, "/x.so");
     EXPECT_DOUBLE_EQ(back.timing.stopping.max_noise, 0.01);
     EXPECT_EQ(back.timing.input_sets, 4);
+    EXPECT_EQ(back.mode, "profile_counters");
+    EXPECT_EQ(back.counter_metrics, r.counter_metrics);
+    EXPECT_EQ(back.counters_library, "/lib/libkp_counters.so");
+    EXPECT_EQ(back.max_kernels, 4);
 }
 
 TEST(Protocol, FailureClassNames) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "eval/worker/counter_collection.h"
 #include "eval/worker/tensor_sets.h"
 #include "eval/worker/worker_failure.h"
 #include "task/safetensors.h"
@@ -369,7 +370,11 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
     return result;
 }
 
-nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const Channel& channel) {
+namespace {
+// Both profile modes: inputs (set 0), the library loaded and set up, one untimed warm-up call; then
+// `body` gets `call(phase)`, which runs the library once more on the same inputs.
+template <typename Body>
+nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, Body body) {
     Context c{request, gpu, channel, layouts_from_task_json(request.task, "inputs"),
               layouts_from_task_json(request.task, "outputs"), {}, {}};
     c.input_sets.emplace_back(c.inputs);
@@ -380,11 +385,28 @@ nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const 
     KernelLibrary library = KernelLibrary::load(path, request.profile_reference ? "reference" : "candidate");
     setup_library(library, c, "setup");
     gpu.call(library, c.input_sets[0].views(), out.views(), "profile warm-up");
-    channel.progress("profile", {{"iterations", request.profile_iterations}});
-    cudaProfilerStart();
-    for (int i = 0; i < request.profile_iterations; ++i) gpu.call(library, c.input_sets[0].views(), out.views(), "profiled call");
-    cudaProfilerStop();
-    return {{"type", "result"}, {"profiled_calls", request.profile_iterations}};
+    auto& views = c.input_sets[0].views();
+    auto& out_views = out.views();
+    auto call = [&](const std::string& phase) { gpu.call(library, views, out_views, phase); };
+    return body(call);
+}
+}  // namespace
+
+nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const Channel& channel) {
+    return with_profiled_call(request, gpu, channel, [&](const auto& call) -> nlohmann::json {
+        channel.progress("profile", {{"iterations", request.profile_iterations}});
+        cudaProfilerStart();
+        for (int i = 0; i < request.profile_iterations; ++i) call("profiled call");
+        cudaProfilerStop();
+        return {{"type", "result"}, {"profiled_calls", request.profile_iterations}};
+    });
+}
+
+nlohmann::json run_counters(const WorkerRequest& request, GpuSession& gpu, const Channel& channel) {
+    return with_profiled_call(request, gpu, channel, [&](const auto& call) -> nlohmann::json {
+        channel.progress("counters", {{"metrics", request.counter_metrics.size()}});
+        return {{"type", "result"}, {"counters", collect_counters(request, gpu, call)}};
+    });
 }
 
 }  // namespace kp::worker

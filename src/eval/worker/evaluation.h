@@ -17,4 +17,9 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
 // cudaProfilerStart and cudaProfilerStop so ncu (--profile-from-start off) sees only those.
 nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const Channel& channel);
 
+// profile_counters mode: the same inputs and warm-up, then request.counter_metrics for every kernel
+// of one call through libkp_counters.so (CUPTI range profiler; the call is replayed once per pass,
+// each pass after an L2 flush, as ncu does). The result carries the library's reply as "counters".
+nlohmann::json run_counters(const WorkerRequest& request, GpuSession& gpu, const Channel& channel);
+
 }  // namespace kp::worker

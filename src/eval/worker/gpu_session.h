@@ -44,9 +44,11 @@ public:
     // Waits for everything queued so far, polling so a hung kernel becomes a Timeout failure.
     void wait_all(const std::string& phase);
 
+    // Evicts every L2 line (writes twice its size); queued on the harness stream.
+    void flush_l2();
+
 private:
     void wait_event(cudaEvent_t event, const std::string& phase);
-    void flush_l2();
 
     double call_timeout_seconds_;
     cudaDeviceProp properties_{};

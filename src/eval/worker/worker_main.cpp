@@ -70,8 +70,9 @@ int main(int argc, char** argv) {
     try {
         GpuSession gpu(request.call_timeout_seconds);
         channel.send({{"type", "hello"}, {"protocol", kWorkerProtocol}, {"device", gpu.device_json()}});
-        nlohmann::json result = request.mode == "profile_run" ? run_profile(request, gpu, channel)
-                                                              : run_evaluation(request, gpu, channel);
+        nlohmann::json result = request.mode == "profile_run"        ? run_profile(request, gpu, channel)
+                                : request.mode == "profile_counters" ? run_counters(request, gpu, channel)
+                                                                     : run_evaluation(request, gpu, channel);
         std::fflush(stdout);
         channel.send(result);
     } catch (const WorkerFailure& f) {

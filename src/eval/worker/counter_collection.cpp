@@ -1,0 +1,68 @@
+#include "eval/worker/counter_collection.h"
+
+#include <dlfcn.h>
+
+#include <exception>
+
+#include "gpu/counters/kp_counters.h"
+
+namespace kp::worker {
+
+namespace {
+
+// What the library's C callbacks reach; an exception thrown by the call (a candidate failure) is
+// parked here and rethrown once the library has returned, never thrown through its frames.
+struct PassContext {
+    GpuSession& gpu;
+    const std::function<void(const std::string&)>& call;
+    std::exception_ptr failure;
+};
+
+int prepare_pass(void* user) {
+    auto* p = static_cast<PassContext*>(user);
+    try {
+        p->gpu.flush_l2();
+        p->gpu.wait_all("counters (flush)");
+        return 0;
+    } catch (...) {
+        p->failure = std::current_exception();
+        return 1;
+    }
+}
+
+int call_pass(void* user) {
+    auto* p = static_cast<PassContext*>(user);
+    try {
+        p->call("counters pass");
+        return 0;
+    } catch (...) {
+        p->failure = std::current_exception();
+        return 1;
+    }
+}
+
+}  // namespace
+
+nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
+                                const std::function<void(const std::string& phase)>& call) {
+    if (request.counters_library.empty()) return {{"error", "no counters library named in the request"}, {"stage", "load"}};
+    void* handle = ::dlopen(request.counters_library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) return {{"error", std::string("cannot open the counters library: ") + ::dlerror()}, {"stage", "load"}};
+    auto collect = reinterpret_cast<decltype(&kp_counters_collect)>(::dlsym(handle, "kp_counters_collect"));
+    auto release = reinterpret_cast<decltype(&kp_counters_free)>(::dlsym(handle, "kp_counters_free"));
+    if (!collect || !release) return {{"error", request.counters_library + " is not a kernelpro counters library"}, {"stage", "load"}};
+    nlohmann::json ask = {{"metrics", request.counter_metrics}, {"max_ranges", request.max_kernels}};
+    PassContext context{gpu, call, nullptr};
+    char* text = collect(ask.dump().c_str(), prepare_pass, call_pass, &context);
+    if (context.failure) {
+        release(text);
+        std::rethrow_exception(context.failure);
+    }
+    nlohmann::json reply = nlohmann::json::parse(text ? text : "null", nullptr, false);
+    release(text);
+    // The library stays loaded: CUPTI keeps callbacks into it until the process ends (by _exit).
+    if (reply.is_discarded() || !reply.is_object()) return {{"error", "the counters library answered no JSON"}, {"stage", "reply"}};
+    return reply;
+}
+
+}  // namespace kp::worker

@@ -1,0 +1,40 @@
+// libkp_counters.so: hardware counters of one call, collected inside kernelpro-worker with CUPTI's
+// range profiler, so a profile needs no ncu process (whose start and attach cost 1.6 s on the H200
+// before it counts anything). The worker opens it with dlopen only when asked for counters, so the
+// worker itself never depends on CUPTI.
+//
+// Requests and replies are JSON text (the library links its own C++ runtime statically, so no C++
+// object or exception crosses this boundary). Every returned string is freed with kp_counters_free.
+#pragma once
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// What the host program does for each replay pass. `prepare` runs before the pass's profiling
+// range opens (the worker flushes L2 there, so that its own memset is not profiled), `call` inside
+// it (the worker runs the candidate once). 0 = done; anything else stops the collection (the
+// worker keeps the reason).
+typedef int (*kp_counters_step)(void* user);
+
+// On the GPU of the current CUDA context. Request:
+//   {"metrics": ["dram__bytes_read.sum", ...], "max_ranges": 16}
+// Runs `prepare` then `call` once per replay pass (user replay; every kernel launch is one range). Reply:
+//   {"chip": "GH100", "passes": 8, "dropped_ranges": 0, "seconds": {...},
+//    "ranges": [{"index": 0, "metrics": {"dram__bytes_read.sum": 1.0e9, ...}}, ...],
+//    "launches": [{"name": mangled, "grid": [x,y,z], "block": [x,y,z], "dynamic_shared_bytes": n,
+//                  "static_shared_bytes": n, "local_bytes": n, "registers": n,
+//                  "driver_max_active_blocks": n}, ...],        (launches in the first pass, in order)
+//    "device": {"sm_count": n, ...}}
+// or {"error": "...", "stage": "..."}; "unsupported": [...] names metrics this GPU cannot count.
+char* kp_counters_collect(const char* request_json, kp_counters_step prepare, kp_counters_step call, void* user);
+
+// No GPU needed: which of the metrics a chip can count and in how many passes. Request:
+//   {"chip": "GH100", "metrics": [...]}  ->  {"chip": ..., "passes": n, "unsupported": [...]} or {"error": ...}
+char* kp_counters_plan(const char* request_json);
+
+void kp_counters_free(char* text);
+
+#ifdef __cplusplus
+}
+#endif

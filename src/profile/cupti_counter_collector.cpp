@@ -1,0 +1,194 @@
+#include "profile/cupti_counter_collector.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "eval/worker_client.h"
+#include "gpu/counters/kp_counters.h"
+#include "profile/kernel_names.h"
+#include "profile/ncu_collector.h"
+
+namespace kp::profile {
+
+namespace {
+
+using nlohmann::json;
+
+MetricValue number(double v) { return MetricValue{v, ""}; }
+
+std::string dims_text(const json& d) {
+    if (!d.is_array() || d.size() != 3) return "";
+    return fmt::format("({}, {}, {})", d[0].get<long>(), d[1].get<long>(), d[2].get<long>());
+}
+
+long dims_product(const json& d) {
+    long p = 1;
+    for (const auto& v : d) p *= v.get<long>();
+    return p;
+}
+
+// launch__* as ncu names them, from one launch record.
+void add_launch_metrics(KernelMetrics& k, const json& launch, const json& device, const gpu::OccupancyLimits& limits,
+                        std::vector<std::string>& notes) {
+    const long threads = dims_product(launch.at("block"));
+    const long blocks = dims_product(launch.at("grid"));
+    const int registers = launch.value("registers", 0);
+    const long static_shared = launch.value("static_shared_bytes", 0L), dynamic_shared = launch.value("dynamic_shared_bytes", 0L);
+    const int sms = device.value("sm_count", 0);
+    k.block = dims_text(launch["block"]);
+    k.grid = dims_text(launch["grid"]);
+    auto& m = k.metrics;
+    m["launch__block_size"] = number(static_cast<double>(threads));
+    m["launch__grid_size"] = number(static_cast<double>(blocks));
+    if (sms > 0) {
+        m["launch__sm_count"] = number(sms);
+        m["device__attribute_multiprocessor_count"] = number(sms);
+    }
+    if (launch.contains("attribute_error")) {  // no registers or shared memory: no occupancy either
+        notes.push_back(kernel_base_name(k.name) + ": no function attributes (" + launch["attribute_error"].get<std::string>() + ")");
+        return;
+    }
+    m["launch__registers_per_thread"] = number(registers);
+    m["launch__shared_mem_per_block_static"] = number(static_cast<double>(static_shared));
+    m["launch__shared_mem_per_block_dynamic"] = number(static_cast<double>(dynamic_shared));
+    m["launch__shared_mem_per_block"] =
+        number(static_cast<double>(static_shared + dynamic_shared + limits.reserved_shared_memory_per_block));
+    const int driver_blocks = launch.value("driver_max_active_blocks", 0);
+    auto occupancy = gpu::compute_occupancy(limits, {static_cast<int>(threads), registers, static_shared, dynamic_shared});
+    if (occupancy) {
+        m["launch__occupancy_limit_warps"] = number(occupancy->blocks_limit_warps);
+        m["launch__occupancy_limit_registers"] = number(occupancy->blocks_limit_registers);
+        m["launch__occupancy_limit_shared_mem"] = number(occupancy->blocks_limit_shared_memory);
+        m["launch__occupancy_limit_blocks"] = number(occupancy->blocks_limit_blocks);
+        if (driver_blocks > 0 && driver_blocks != occupancy->active_blocks_per_sm)
+            notes.push_back(fmt::format("{}: the driver allows {} blocks per SM, our occupancy calculator {}; the "
+                                        "per-resource limits are the calculator's",
+                                        kernel_base_name(k.name), driver_blocks, occupancy->active_blocks_per_sm));
+    } else {
+        notes.push_back(kernel_base_name(k.name) + ": occupancy: " + occupancy.error().message);
+    }
+    const int per_sm = driver_blocks > 0 ? driver_blocks : (occupancy ? occupancy->active_blocks_per_sm : 0);
+    if (per_sm > 0 && sms > 0) m["launch__waves_per_multiprocessor"] = number(static_cast<double>(blocks) / (per_sm * sms));
+}
+
+}  // namespace
+
+bool is_counted_metric(const std::string& metric) {
+    return !(metric.starts_with("launch__") || metric.starts_with("device__") || metric.starts_with("profiler__"));
+}
+
+std::vector<std::string> counted_metrics(const std::vector<std::string>& metrics) {
+    std::vector<std::string> counted;
+    for (const auto& m : metrics)
+        if (is_counted_metric(m)) counted.push_back(m);
+    std::sort(counted.begin(), counted.end());
+    counted.erase(std::unique(counted.begin(), counted.end()), counted.end());
+    return counted;
+}
+
+Result<CounterResult> counter_result_from_reply(const json& reply, const gpu::OccupancyLimits& limits) {
+    if (!reply.is_object()) return make_error("counters: the worker's reply is not an object");
+    if (reply.contains("error")) {
+        std::string message = reply["error"].get<std::string>();
+        if (reply.contains("unsupported")) {
+            std::vector<std::string> names = reply["unsupported"];
+            message += ": " + fmt::format("{}", fmt::join(names, ", "));
+        }
+        return make_error("counters (" + reply.value("stage", std::string("?")) + "): " + message);
+    }
+    CounterResult result;
+    result.reply = reply;
+    result.passes = reply.value("passes", 0);
+    result.chip = reply.value("chip", "");
+    const json& ranges = reply.at("ranges");
+    const json launches = reply.value("launches", json::array());
+    const json device = reply.value("device", json::object());
+    if (const int dropped = reply.value("dropped_ranges", 0); dropped > 0)
+        result.notes.push_back(fmt::format("counters: {} kernel launches past the limit were not profiled", dropped));
+    if (reply.contains("launch_note")) result.notes.push_back("counters: no launch records (" + reply["launch_note"].get<std::string>() + ")");
+    if (!launches.empty() && launches.size() != ranges.size())
+        result.notes.push_back(fmt::format("counters: {} ranges but {} launch records; names and launch "
+                                           "configurations are matched in order",
+                                           ranges.size(), launches.size()));
+    for (size_t i = 0; i < ranges.size(); ++i) {
+        KernelMetrics k;
+        k.id = static_cast<int>(i);
+        k.name = i < launches.size() ? demangle(launches[i].value("name", "")) : "";
+        if (k.name.empty()) k.name = fmt::format("kernel {}", i);
+        k.device = result.chip;
+        for (const auto& [name, value] : ranges[i].at("metrics").items())
+            if (value.is_number()) k.metrics[name] = number(value.get<double>());
+        k.metrics["profiler__replayer_passes"] = number(result.passes);
+        if (i < launches.size()) add_launch_metrics(k, launches[i], device, limits, result.notes);
+        result.kernels.push_back(std::move(k));
+    }
+    return result;
+}
+
+Result<CounterPlan> plan_counters(const std::filesystem::path& counters_library, const std::string& chip,
+                                  const std::vector<std::string>& metrics) {
+    void* handle = ::dlopen(counters_library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) return make_error(std::string("cannot open ") + counters_library.string() + ": " + ::dlerror());
+    auto plan = reinterpret_cast<decltype(&kp_counters_plan)>(::dlsym(handle, "kp_counters_plan"));
+    auto release = reinterpret_cast<decltype(&kp_counters_free)>(::dlsym(handle, "kp_counters_free"));
+    if (!plan || !release) return make_error(counters_library.string() + " is not a kernelpro counters library");
+    const std::vector<std::string> counted = counted_metrics(metrics);
+    char* text = plan(json{{"chip", chip}, {"metrics", counted}}.dump().c_str());
+    json reply = json::parse(text ? text : "null", nullptr, false);
+    release(text);
+    if (!reply.is_object()) return make_error("the counters library answered no JSON");
+    if (reply.contains("error")) return make_error("counters plan: " + reply["error"].get<std::string>());
+    return CounterPlan{reply.value("passes", 0), reply.value("unsupported", std::vector<std::string>{})};
+}
+
+CuptiCounterCollector::CuptiCounterCollector(std::optional<CollectorCache> cache) : cache_(std::move(cache)) {}
+
+CollectorCost CuptiCounterCollector::cost(const CounterRequest& request) const {
+    const std::vector<std::string> counted = counted_metrics(request.metrics);
+    CollectorCost c;
+    c.replay_passes = estimate_ncu_replay_passes(counted, {}, false);
+    c.seconds = request.program_seconds + 0.3 + c.replay_passes * (request.call_seconds + 2e-3);
+    return c;
+}
+
+Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& request) const {
+    const std::vector<std::string> counted = counted_metrics(request.metrics);
+    if (counted.empty()) return make_error("counters: no counted metric asked for");
+    const std::string key = request.cache_key.empty()
+                                ? ""
+                                : CollectorCache::make_key({name(), request.cache_key, fmt::format("{}", fmt::join(counted, ",")),
+                                                            std::to_string(request.max_kernels)});
+    if (cache_ && !key.empty() && !request.refresh_cache)
+        if (auto text = cache_->load(key)) {
+            json cached = json::parse(*text, nullptr, false);
+            if (auto r = counter_result_from_reply(cached, request.limits)) {
+                r->from_cache = true;
+                return r;
+            }
+        }
+
+    WorkerRequest worker = request.worker;
+    worker.mode = "profile_counters";
+    worker.counter_metrics = counted;
+    worker.counters_library = request.counters_library.string();
+    worker.max_kernels = request.max_kernels;
+    WorkerOptions options;
+    options.worker_executable = request.worker_executable;
+    options.total_limit = request.timeout;
+    auto outcome = run_worker(worker, options);
+    if (!outcome) return outcome.error();
+    if (outcome->status != FailureClass::Ok)
+        return make_error(fmt::format("counters: the worker failed ({}, {}): {}", failure_class_name(outcome->status), outcome->phase,
+                                      outcome->message));
+    const json reply = outcome->result.value("counters", json());
+    auto result = counter_result_from_reply(reply, request.limits);
+    if (!result) return result.error();
+    if (cache_ && !key.empty()) (void)cache_->store(key, reply.dump());  // a failed write only costs a re-run later
+    return result;
+}
+
+}  // namespace kp::profile

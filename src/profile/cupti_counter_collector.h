@@ -1,0 +1,84 @@
+// Hardware counters without ncu: kernelpro-worker runs the candidate's call under CUPTI's range
+// profiler (libkp_counters.so, user replay: the whole call once per pass, after an L2 flush) and
+// answers with every kernel's metrics plus its launch (function attributes and the driver's
+// occupancy for the real configuration). The result has ncu's metric names and shape
+// (KernelMetrics), so the roofline and the tools read it exactly as they read ncu's CSV.
+// Why: an ncu run costs 1.6 s on the H200 before it counts anything (start, attach, per-launch
+// save/restore); the worker alone starts in 0.3 s. ncu remains for the source page.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "eval/protocol.h"
+#include "gpu/occupancy.h"
+#include "profile/collector.h"
+#include "profile/kernel_metrics.h"
+
+namespace kp::profile {
+
+struct CounterRequest {
+    std::vector<std::string> metrics;      // ncu names; launch__*, device__* and profiler__* are answered from the launch
+    WorkerRequest worker;                  // task, library and inputs (its mode is set to profile_counters)
+    std::filesystem::path worker_executable;
+    std::filesystem::path counters_library;  // libkp_counters.so
+    int max_kernels = 16;                  // kernel launches of one call
+    gpu::OccupancyLimits limits = gpu::OccupancyLimits::sm90();  // per-resource occupancy limits
+    std::string cache_key;                 // names the binary, its inputs and the GPU; empty = no caching
+    bool refresh_cache = false;
+    std::chrono::seconds timeout{120};
+    double program_seconds = 0.4;          // the worker's run without profiling, for the cost estimate
+    double call_seconds = 1e-3;            // one call of the candidate
+};
+
+struct CounterResult {
+    std::vector<KernelMetrics> kernels;    // in launch order
+    int passes = 0;                        // replays of the whole call
+    std::string chip;
+    std::vector<std::string> notes;        // dropped ranges, occupancy cross-check, missing launch records
+    nlohmann::json reply;                  // the worker's raw answer (what the cache keeps)
+    bool from_cache = false;
+};
+
+// Metrics that are counted (CUPTI) rather than read from the launch.
+bool is_counted_metric(const std::string& metric);
+// The counted ones of `metrics`, sorted, each once (a repeated name costs CUPTI passes).
+std::vector<std::string> counted_metrics(const std::vector<std::string>& metrics);
+
+// The worker's counters reply -> kernels with ncu's metric names: counters as counted; launch__*
+// from the launch record, with the per-resource occupancy limits from our calculator (the driver
+// gives only the overall figure, which the calculator is checked against: a mismatch is a note).
+Result<CounterResult> counter_result_from_reply(const nlohmann::json& reply, const gpu::OccupancyLimits& limits);
+
+// Offline (no GPU): how many passes `chip` ("GH100") needs for the counted metrics, and which it
+// cannot count, from the counters library's host API.
+struct CounterPlan {
+    int passes = 0;
+    std::vector<std::string> unsupported;
+};
+Result<CounterPlan> plan_counters(const std::filesystem::path& counters_library, const std::string& chip,
+                                  const std::vector<std::string>& metrics);
+
+class CuptiCounterCollector {
+public:
+    explicit CuptiCounterCollector(std::optional<CollectorCache> cache = std::nullopt);
+
+    static constexpr const char* name() { return "counters"; }
+
+    // Passes from our model of ncu's (an upper bound: for every tool's metrics CUPTI plans 8 passes
+    // on GH100 where ncu made 10); seconds: the worker's run, CUPTI set-up, one call per pass.
+    CollectorCost cost(const CounterRequest& request) const;
+
+    Result<CounterResult> collect(const CounterRequest& request) const;
+
+private:
+    std::optional<CollectorCache> cache_;
+};
+
+}  // namespace kp::profile
