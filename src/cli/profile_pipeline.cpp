@@ -623,7 +623,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     }
 
     // Timeline: the worker under the CUPTI injection library. Host gaps and launch overhead only
-    // exist between launches, so by default it runs when ncu saw two or more kernels in a call
+    // exist between launches, so by default it runs when the counters saw two or more kernels in a call
     // (or when there is no ncu to say); asked for by name, it always runs.
     const bool timeline_useful = options.timeline_always || !wants(options, "ncu") || kernels.size() >= 2;
     if (need_gpu && wants(options, "timeline") && !timeline_useful)

@@ -1,13 +1,13 @@
 // The profiling pipeline behind `kernelpro profile` (and, later, `optimize`): given a task and a
 // built candidate, collect what the tools need and diagnose every kernel of one call.
-// Counters are collected in one ncu run when they fit the budget (see StagePlan); otherwise:
-//   stage 1: ncu with the roofline counters on the worker's profile_run (one call, the warm-up is
-//            outside the profiler range), SASS and ptxas from the build (no GPU), occupancy from
-//            ptxas resources + ncu's launch configuration, an optional CUPTI timeline;
+// Counters are collected by the worker itself through CUPTI's range profiler (or by ncu: see
+// CounterSource), in one collection when they fit the budget (see StagePlan); otherwise:
+//   stage 1: the roofline counters of one call (the warm-up is outside the profiled range), SASS
+//            and ptxas from the build (no GPU), occupancy for the real launch, an optional CUPTI timeline;
 //   classify each kernel on the roofline;
-//   stage 2: plan_profiling for the class, within the budget left -> a second ncu pass with the
-//            extra metrics (and the source page when a tool asks for it and `source` is on); diagnose and rank.
-// Without a GPU or ncu the GPU stages are skipped with the reason, and the tools that can judge
+//   stage 2: plan_profiling for the class, within the budget left -> a second collection with the
+//            extra metrics (and ncu's source page when a tool asks for it and `source` is on); diagnose and rank.
+// Without a GPU the GPU stages are skipped with the reason, and the tools that can judge
 // from SASS and ptxas alone still run (environment_error then says what needed the GPU).
 #pragma once
 
