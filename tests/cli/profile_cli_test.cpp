@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -350,6 +351,37 @@ TEST(ProfileOnGpu, CountersInTheWorkerDiagnoseLikeNcu) {
     EXPECT_EQ(a["kernels"][0]["findings"][0]["tool"], "shared_bank_conflicts");
     EXPECT_EQ(a["kernels"][0]["findings"][0]["tool"], b["kernels"][0]["findings"][0]["tool"]);
     EXPECT_EQ(a["kernels"][0]["roofline"]["class"], b["kernels"][0]["roofline"]["class"]);
+}
+
+// When the worker cannot count (here: the counters library it is pointed at is not one), the
+// default profile says why and counts with ncu instead; --counters cupti fails instead.
+TEST(ProfileOnGpu, FallsBackToNcuWhenTheWorkerCannotCount) {
+    if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the candidate cannot be built";
+    if (!have_gpu()) GTEST_SKIP() << "no GPU: counters need one (scripts/gpu-check profile runs this)";
+    if (!kp::profile::locate_nvidia_tool("ncu")) GTEST_SKIP() << "no ncu to fall back to";
+    auto helpers = std::filesystem::temp_directory_path() / "kp-fake-helpers";
+    std::filesystem::create_directories(helpers);
+    std::ofstream(helpers / "libkp_counters.so") << "not a shared library\n";
+    const char* saved = std::getenv("KERNELPRO_HELPER_DIR");
+    const std::string saved_value = saved ? saved : "";
+    ::setenv("KERNELPRO_HELPER_DIR", helpers.c_str(), 1);
+    const std::string task = kSource + "/tests/profile_corpus/task";
+    const std::string kernel = kSource + "/tests/profile_corpus/small_grid.cu";
+    auto fallback = run_profile({task, kernel, "--json", "-q", "--no-cache"});
+    auto strict = run_profile({task, kernel, "--json", "-q", "--no-cache", "--counters", "cupti"});
+    if (saved) ::setenv("KERNELPRO_HELPER_DIR", saved_value.c_str(), 1);
+    else ::unsetenv("KERNELPRO_HELPER_DIR");
+    std::filesystem::remove_all(helpers);
+
+    ASSERT_EQ(fallback.exit_code, 0) << fallback.err;
+    auto report = nlohmann::json::parse(fallback.out);
+    EXPECT_EQ(report["cost"]["cupti_runs"], 0);
+    EXPECT_EQ(report["cost"]["ncu_runs"], 1);
+    EXPECT_NE(report["notes"].dump().find("counters in the worker failed, using ncu"), std::string::npos) << report["notes"].dump();
+    ASSERT_FALSE(report["kernels"][0]["findings"].empty());
+    EXPECT_EQ(report["kernels"][0]["findings"][0]["tool"], "small_grid_tail");
+    EXPECT_EQ(strict.exit_code, 3) << strict.out << strict.err;
+    EXPECT_NE((strict.out + strict.err).find("counters library"), std::string::npos) << strict.out << strict.err;
 }
 
 // CUPTI's host API plans counters for a chip without one: every counter the roofline and the tools
