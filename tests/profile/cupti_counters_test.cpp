@@ -179,8 +179,9 @@ TEST(RecordedCuptiCounters, AgreeWithNcuOnEveryCorpusKernel) {
         // so the register limit is compared where it can bind.
         const double registers = *a.number("launch__registers_per_thread");
         EXPECT_DOUBLE_EQ(std::max(registers, 16.0), *b.number("launch__registers_per_thread"));
-        if (registers >= 16)
+        if (registers >= 16) {
             EXPECT_DOUBLE_EQ(*a.number("launch__occupancy_limit_registers"), *b.number("launch__occupancy_limit_registers"));
+        }
         EXPECT_NEAR(*a.number("launch__waves_per_multiprocessor"), *b.number("launch__waves_per_multiprocessor"), 0.01);
         // Counters: within 20%, or within ncu's printing precision (two decimals) for small ratios.
         for (const auto& [name, value] : a.metrics) {
