@@ -1,5 +1,7 @@
 #include "cli/profile_pipeline.h"
 
+#include "cli/counter_collection.h"
+
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -105,25 +107,6 @@ analysis::TimelineSummary to_analysis_timeline(const gpu::TimelineSummary& s) {
     return t;
 }
 
-// ncu reports how many replay passes it made for a launch as this metric (free: no counter).
-constexpr const char* kPassCountMetric = "profiler__replayer_passes";
-
-int counted_passes(const std::vector<profile::KernelMetrics>& kernels) {
-    double total = 0;
-    for (const auto& k : kernels) total += k.number(kPassCountMetric).value_or(0);
-    return static_cast<int>(std::lround(total));
-}
-
-// ncu, retried once without the pass-count metric should this ncu not know it.
-Result<profile::NcuResult> collect_counting_passes(const profile::NcuCollector& ncu, profile::NcuRequest request,
-                                                   std::vector<std::string>& notes) {
-    auto result = ncu.collect(request);
-    if (result || result.error().message.find(kPassCountMetric) == std::string::npos) return result;
-    std::erase(request.metrics, std::string(kPassCountMetric));
-    notes.push_back(std::string("this ncu does not know ") + kPassCountMetric + ": replay passes are estimated");
-    return ncu.collect(request);
-}
-
 // ---- environment ----
 
 // The cache key of every GPU result of one profile: the binary, the task (its shapes and inputs),
@@ -189,21 +172,6 @@ Ceilings load_ceilings_of_this_gpu() {
     }
     c.source = "datasheet (H200 SXM; run `kernelpro device` to measure " + info->name + ")";
     return c;
-}
-
-// ncu must not profile the worker's input generation and warm-up: --profile-from-start off. The
-// collector does not add it, so a tiny wrapper inserts it into profiling runs (not imports).
-Result<fs::path> make_ncu_wrapper(const fs::path& dir, const std::string& ncu) {
-    fs::path wrapper = dir / "ncu";
-    std::string text = "#!/bin/sh\nif [ \"$1\" = --import ]; then exec " + shell_quote(ncu) + " \"$@\"; fi\nexec " +
-                       shell_quote(ncu) + " --profile-from-start off \"$@\"\n";
-    if (auto s = write_file_atomically(wrapper, text); !s) return s.error();
-    fs::permissions(wrapper, fs::perms::owner_all, fs::perm_options::add);
-    return wrapper;
-}
-
-std::vector<std::string> worker_argv(const fs::path& worker, const fs::path& request) {
-    return {"/bin/bash", "-c", "exec " + shell_quote(worker.string()) + " --channel-fd 3 3>/dev/null < " + shell_quote(request.string())};
 }
 
 WorkerRequest profile_request(const TaskSpec& task, const BuildOutcome& build, int iterations) {
@@ -476,7 +444,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     const bool need_gpu = options.ncu_csv.empty() && (wants(options, "ncu") || wants(options, "timeline"));
     if (!need_gpu && kernels.empty()) return offline_report("");
     if (need_gpu && !ceilings.gpu_present)
-        return offline_report(ceilings.gpu_error + "; ncu counters, the roofline, occupancy with the real launch and "
+        return offline_report(ceilings.gpu_error + "; counters, the roofline, occupancy with the real launch and "
                               "the timeline need a GPU: showing the SASS/ptxas findings only");
     auto worker = need_gpu ? find_worker_executable() : Result<fs::path>(fs::path());
     if (!worker) return offline_report("kernelpro-worker not found: " + worker.error().message);
@@ -484,110 +452,10 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     if (!scratch_dir) return scratch_dir.error();
     const fs::path& scratch = scratch_dir->path();
 
-    std::optional<profile::NcuCollector> ncu;
     std::vector<std::string> stage1_metrics;
-    const WorkerRequest worker_request = profile_request(task, build, 1);
-    fs::path request1;
-    std::pair<std::string, std::string> ncu_display;  // wrapper path -> what it runs, for the record
-    auto record = [&](const std::vector<std::string>& commands) {
-        for (std::string c : commands) {
-            if (!ncu_display.first.empty() && c.rfind(ncu_display.first, 0) == 0) {
-                c = c.substr(ncu_display.first.size());
-                c = (c.rfind(" --import", 0) == 0 ? ncu_display.second.substr(0, ncu_display.second.find(" --profile-from-start")) : ncu_display.second) + c;
-            }
-            report.commands.push_back(c);
-        }
-    };
     // What every cached GPU result depends on: the binary, the task (its inputs), the GPU, the tool.
     const std::string cache_key = profile_cache_key(build, task, ceilings.device_identity, options.ncu_path);
-    // ncu, located and wrapped when first needed (the source page, --counters ncu, or a fallback).
-    auto ensure_ncu = [&]() -> Status {
-        if (ncu) return {};
-        std::string ncu_path = options.ncu_path;
-        if (ncu_path.empty()) {
-            auto located = profile::require_nvidia_tool("ncu");
-            if (!located) return make_error("ncu not found: " + located.error().message);
-            ncu_path = *located;
-        }
-        auto wrapper = make_ncu_wrapper(scratch, ncu_path);
-        if (!wrapper) return wrapper.error();
-        ncu.emplace(wrapper->string(), cache);
-        ncu_display = {wrapper->string(), shell_quote(ncu_path) + " --profile-from-start off"};
-        return {};
-    };
-    // Counters in the worker (CUPTI range profiler) unless the source page is wanted, ncu was asked
-    // for, or that failed before; then ncu.
-    const auto counters_library = gpu::find_helper("libkp_counters.so");
-    bool cupti_usable = options.counters != CounterSource::ncu;
-    if (cupti_usable && !counters_library) {
-        if (options.counters == CounterSource::cupti) return offline_report("libkp_counters.so not found (set KERNELPRO_HELPER_DIR)");
-        report.notes.push_back("counters: libkp_counters.so not found, using ncu");
-        cupti_usable = false;
-    }
-    auto run_cupti = [&](const std::vector<std::string>& metrics, const char* label) -> Result<profile::NcuResult> {
-        profile::CounterRequest request;
-        request.metrics = metrics;
-        request.worker = worker_request;
-        request.worker_executable = *worker;
-        request.counters_library = *counters_library;
-        request.max_kernels = options.max_kernels;
-        request.limits = ceilings.limits;
-        request.cache_key = cache_key;
-        request.refresh_cache = refresh;
-        request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
-        profile::CuptiCounterCollector collector(cache);
-        auto collected = timed("counters", [&] { return collector.collect(request); });
-        if (!collected) return collected.error();
-        profile::NcuResult result;
-        result.kernels = std::move(collected->kernels);
-        result.from_cache = collected->from_cache;
-        for (const auto& note : collected->notes) report.notes.push_back(note);
-        if (!options.counters_reply_file.empty() && report.cupti_runs == 0)
-            if (auto s = write_file_atomically(options.counters_reply_file, collected->reply.dump(1)); !s)
-                report.notes.push_back("--keep-counters: " + s.error().message);
-        if (result.from_cache) report.cached.push_back(label);
-        else {
-            report.cupti_runs++;
-            report.estimated_passes += collector.cost(request).replay_passes;
-            report.counted_passes += counted_passes(result.kernels);
-            report.commands.push_back(fmt::format("{} (profile_counters: {} metrics through CUPTI's range profiler, {} passes{})",
-                                                  worker->string(), metrics.size(), collected->passes,
-                                                  collected->chip.empty() ? "" : " on " + collected->chip));
-        }
-        return result;
-    };
-    // One collection of counters (both stages): timed, its passes and cache hit counted, its
-    // commands recorded.
-    auto run_counters = [&](const std::vector<std::string>& metrics, bool source_page, const char* label) -> Result<profile::NcuResult> {
-        if (cupti_usable && !source_page) {
-            auto collected = run_cupti(metrics, label);
-            if (collected || options.counters == CounterSource::cupti) return collected;
-            report.notes.push_back("counters in the worker failed, using ncu: " + collected.error().message);
-            cupti_usable = false;
-        }
-        if (auto s = ensure_ncu(); !s) return s.error();
-        profile::NcuRequest request;
-        request.metrics = metrics;
-        request.source_page = source_page;
-        request.program_argv = worker_argv(*worker, request1);
-        request.launch_count = options.max_kernels;
-        request.cache_key = cache_key;
-        request.refresh_cache = refresh;
-        request.timeout = std::chrono::seconds(static_cast<long>(std::max(60.0, options.budget_seconds * 2)));
-        auto collected = timed("ncu", [&] { return collect_counting_passes(*ncu, request, report.notes); });
-        if (collected) {
-            const profile::NcuResult& result = *collected;
-            if (result.from_cache) {
-                report.cached.push_back(label);
-            } else {
-                report.ncu_runs++;
-                report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, source_page);
-                report.counted_passes += counted_passes(result.kernels);
-            }
-            record(result.commands);
-        }
-        return collected;
-    };
+    std::optional<CounterCollection> counters;
     // The tools that may run: those named, else every tool (the class picks among them later).
     std::vector<const analysis::MicroTool*> candidate_tools;
     if (options.tools.empty()) candidate_tools = analysis::default_tool_registry().all();
@@ -596,22 +464,24 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     if (need_gpu && wants(options, "ncu")) {
         // The request is written even when the worker collects the counters itself, so that ncu (a
         // fallback, stage 2's source page, scripts/gpu-profile-check's `--set full`) can run the same call.
-        fs::path request_path = options.request_file.empty() ? scratch / "request1.json" : fs::absolute(options.request_file);
-        if (!options.request_file.empty()) fs::create_directories(request_path.parent_path());
-        auto req = write_request(request_path, worker_request);
-        if (!req) return req.error();
-        request1 = *req;
+        CounterTarget target{*worker, profile_request(task, build, 1), {}, cache_key, refresh, ceilings.limits};
+        target.request_file = options.request_file.empty() ? scratch / "request1.json" : fs::absolute(options.request_file);
+        if (!options.request_file.empty()) fs::create_directories(target.request_file.parent_path());
+        if (auto written = write_request(target.request_file, target.request); !written) return written.error();
+        auto opened = CounterCollection::open(options, std::move(target), cache, scratch, report);
+        if (!opened) return offline_report(opened.error().message);
+        counters.emplace(std::move(*opened));
         FirstRunPlan first = plan_first_ncu_run(options, candidate_tools);
         stage1_metrics = first.roofline_metrics;
         if (first.all_tools) {
             one_run_plan = first.tools_plan;
             stage2_done = true;
         }
-        const bool in_worker = cupti_usable && !first.source_page;
+        const bool in_worker = counters->in_worker(first.source_page);
         progress(fmt::format("{}: {} metrics{}{}", in_worker ? "counters (CUPTI, in the worker)" : "ncu", first.metrics.size(),
                              first.source_page ? " + source page" : "",
                              stage2_done ? " (roofline and every tool, one run)" : " (stage 1: roofline)"));
-        auto result = run_counters(first.metrics, first.source_page, in_worker ? "counters" : "ncu");
+        auto result = counters->collect(first.metrics, first.source_page, in_worker ? "counters" : "ncu");
         if (!result) return offline_report("counters failed: " + result.error().message);
         for (const auto& k : result->kernels) {
             auto data = base_data(k.name);
@@ -624,7 +494,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
 
     // Timeline: the worker under the CUPTI injection library. Host gaps and launch overhead only
     // exist between launches, so by default it runs when the counters saw two or more kernels in a call
-    // (or when there is no ncu to say); asked for by name, it always runs.
+    // (or when no counters were collected to say); asked for by name, it always runs.
     const bool timeline_useful = options.timeline_always || !wants(options, "ncu") || kernels.size() >= 2;
     if (need_gpu && wants(options, "timeline") && !timeline_useful)
         report.notes.push_back("timeline: skipped, one kernel launch per call (ask with --collectors ...,timeline)");
@@ -723,11 +593,11 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
                 extra_metrics.push_back(m);
         source_page = source_page || plans[i].source_page;
     }
-    if (!request1.empty() && (!extra_metrics.empty() || source_page)) {
+    if (counters && (!extra_metrics.empty() || source_page)) {
         progress(fmt::format("counters stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page (ncu)" : ""));
         std::vector<std::string> metrics = extra_metrics;
         metrics.push_back(kPassCountMetric);
-        auto result = run_counters(metrics, source_page, "counters stage 2");
+        auto result = counters->collect(metrics, source_page, "counters stage 2");
         if (!result) report.notes.push_back("counters stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
         else {
             for (auto& data : kernels) {

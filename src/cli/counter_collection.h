@@ -1,0 +1,76 @@
+// The profile's hardware counters: who counts them, and what that cost. By default the worker
+// counts itself through CUPTI's range profiler (no ncu start-up); ncu counts for the source page,
+// with --counters ncu, and after the worker failed once (a note says why). Every collection is
+// charged to the report: runs, replay passes (estimated and counted), wall time, cache hits and
+// the commands that ran.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/profile_pipeline.h"
+#include "common/result.h"
+#include "eval/protocol.h"
+#include "gpu/occupancy.h"
+#include "profile/collector.h"
+#include "profile/kernel_metrics.h"
+#include "profile/ncu_collector.h"
+
+namespace kp::cli {
+
+// ncu's own count of the replay passes it made for a launch (free: no counter); CUPTI's replies get
+// it too (passes per kernel), so both say how many replays a kernel took.
+inline constexpr const char* kPassCountMetric = "profiler__replayer_passes";
+
+// Replays per kernel, summed over the kernels.
+int counted_passes(const std::vector<profile::KernelMetrics>& kernels);
+
+// The worker reading `request`, its channel discarded: what ncu and the timeline run.
+std::vector<std::string> worker_argv(const std::filesystem::path& worker, const std::filesystem::path& request);
+
+// The call whose counters are collected.
+struct CounterTarget {
+    std::filesystem::path worker;        // kernelpro-worker
+    WorkerRequest request;               // its profile_run request (task, library, inputs)
+    std::filesystem::path request_file;  // the same request, written: ncu starts the worker with it
+    std::string cache_key;               // the build, task, GPU and ncu (profile_cache_key)
+    bool refresh_cache = false;          // collect again, replacing what the cache holds
+    gpu::OccupancyLimits limits;         // this GPU's, for the per-resource occupancy limits
+};
+
+class CounterCollection {
+public:
+    // Fails only when the worker must count (--counters cupti) and libkp_counters.so is missing.
+    static Result<CounterCollection> open(const ProfileOptions& options, CounterTarget target, profile::CollectorCache cache,
+                                          std::filesystem::path scratch, ProfileReport& report);
+
+    // Whether the next collection (with or without the source page) runs in the worker.
+    bool in_worker(bool source_page) const { return cupti_usable_ && !source_page; }
+
+    // `metrics` for every kernel of one call (and ncu's source page when asked); `label` names the
+    // collection among the report's cache hits.
+    Result<profile::NcuResult> collect(const std::vector<std::string>& metrics, bool source_page, const std::string& label);
+
+private:
+    CounterCollection(const ProfileOptions& options, CounterTarget target, profile::CollectorCache cache,
+                      std::filesystem::path scratch, ProfileReport& report);
+    Result<profile::NcuResult> collect_in_worker(const std::vector<std::string>& metrics, const std::string& label);
+    Result<profile::NcuResult> collect_with_ncu(const std::vector<std::string>& metrics, bool source_page, const std::string& label);
+    Status ensure_ncu();
+    void record_ncu_commands(const std::vector<std::string>& commands);
+
+    const ProfileOptions* options_;
+    CounterTarget target_;
+    profile::CollectorCache cache_;
+    std::filesystem::path scratch_;
+    ProfileReport* report_;
+    std::optional<std::filesystem::path> counters_library_;
+    bool cupti_usable_ = false;
+    std::optional<profile::NcuCollector> ncu_;
+    std::pair<std::string, std::string> ncu_display_;  // wrapper path -> what it runs, for the record
+};
+
+}  // namespace kp::cli
