@@ -1,5 +1,6 @@
 // kernelpro doctor [--json]: what this machine offers kernelpro: the GPU and driver, the CUDA tools
-// (nvcc, ncu, nvdisasm, cuobjdump, compute-sanitizer), CUPTI, NVML and kernelpro's own GPU helpers,
+// (nvcc, ncu, nvdisasm, cuobjdump, compute-sanitizer), CUPTI, NVML and kernelpro's own GPU helpers
+// (kernelpro-ceilings, the timeline and counters libraries),
 // found or missing, with versions. It reports; a missing GPU is not a failure (exit 0). Exit 3
 // only on an internal error.
 #include <cstdio>
@@ -65,6 +66,18 @@ bool has(const std::vector<gpu::ToolStatus>& tools, const std::string& name) {
     return false;
 }
 
+// Counters are counted in the worker (CUPTI and libkp_counters.so) or, failing that, by ncu.
+bool counters_in_worker(const std::vector<gpu::ToolStatus>& tools, const std::vector<gpu::ToolStatus>& helpers) {
+    return has(tools, "cupti") && has(helpers, "libkp_counters.so");
+}
+bool counters_ready(bool gpu_present, const std::vector<gpu::ToolStatus>& tools, const std::vector<gpu::ToolStatus>& helpers) {
+    return gpu_present && (counters_in_worker(tools, helpers) || has(tools, "ncu"));
+}
+std::string counted_by(const std::vector<gpu::ToolStatus>& tools, const std::vector<gpu::ToolStatus>& helpers) {
+    if (counters_in_worker(tools, helpers)) return has(tools, "ncu") ? "the worker (CUPTI), ncu as fallback" : "the worker (CUPTI)";
+    return "ncu";
+}
+
 void print_text(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>& tools,
                 const std::vector<gpu::ToolStatus>& helpers) {
     std::string out = "kernelpro doctor\n\nGPU and driver\n";
@@ -100,8 +113,10 @@ void print_text(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
     };
     line("compile", has(tools, "nvcc"), "nvcc not found");
     line("evaluate and time", gpu_present, gpu_present ? "" : gpu_report.error + " (evaluation needs a GPU)");
-    line("counter profiles", gpu_present && has(tools, "ncu"),
-         !gpu_present ? "no GPU: ncu profiles need a GPU" : "ncu not found");
+    line("counter profiles", counters_ready(gpu_present, tools, helpers),
+         !gpu_present ? "no GPU: counters need a GPU" : "neither CUPTI with libkp_counters.so nor ncu found");
+    out += fmt::format("  {:<20} {}\n", "  counted by", counters_ready(gpu_present, tools, helpers) ? counted_by(tools, helpers) : "-");
+    line("source page", gpu_present && has(tools, "ncu"), !gpu_present ? "no GPU" : "ncu not found");
     line("kernel timeline", gpu_present && has(tools, "cupti") && has(helpers, "libkp_timeline.so"),
          !gpu_present ? "no GPU: the CUPTI timeline needs a GPU" : "CUPTI or libkp_timeline.so missing");
     line("measured ceilings", gpu_present && has(helpers, "kernelpro-ceilings"),
@@ -122,7 +137,9 @@ void print_json(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
         {"helpers", helpers},
         {"ready", {{"compile", has(tools, "nvcc")},
                    {"evaluate", gpu_present},
-                   {"counter_profiles", gpu_present && has(tools, "ncu")},
+                   {"counter_profiles", counters_ready(gpu_present, tools, helpers)},
+                   {"counted_by", counters_ready(gpu_present, tools, helpers) ? counted_by(tools, helpers) : ""},
+                   {"source_page", gpu_present && has(tools, "ncu")},
                    {"timeline", gpu_present && has(tools, "cupti") && has(helpers, "libkp_timeline.so")},
                    {"measured_ceilings", gpu_present && has(helpers, "kernelpro-ceilings")}}}};
     std::printf("%s\n", j.dump(2).c_str());
@@ -134,6 +151,7 @@ int run_doctor(bool json) {
     std::vector<gpu::ToolStatus> helpers = {
         probe_helper("kernelpro-ceilings", "measured device ceilings (kernelpro device)"),
         probe_helper("libkp_timeline.so", "the CUPTI kernel timeline"),
+        probe_helper("libkp_counters.so", "counters in the worker (CUPTI range profiler)"),
     };
     if (json) print_json(gpu_report, tools, helpers);
     else print_text(gpu_report, tools, helpers);

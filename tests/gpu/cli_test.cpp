@@ -38,7 +38,14 @@ TEST(DoctorCommand, ReportsAsJsonAndExitsZero) {
     auto j = nlohmann::json::parse(run.out);
     ASSERT_EQ(j["tools"].size(), 7u);
     EXPECT_TRUE(j["ready"].contains("evaluate"));
+    // Counters have two ways in (CUPTI in the worker, ncu); the helper that allows the first is listed.
+    bool counters_helper = false;
+    for (const auto& h : j["helpers"]) counters_helper = counters_helper || h["name"] == "libkp_counters.so";
+    EXPECT_TRUE(counters_helper) << j["helpers"].dump();
+    EXPECT_TRUE(j["ready"].contains("counted_by"));
+    EXPECT_TRUE(j["ready"].contains("source_page"));
     if (!kp::gpu::CudaDriver::load()) {
+        EXPECT_FALSE(j["ready"]["counter_profiles"].get<bool>());
         EXPECT_FALSE(j["gpu"]["available"].get<bool>());
         EXPECT_EQ(j["gpu"]["error"].get<std::string>().rfind("no GPU:", 0), 0u);
         EXPECT_FALSE(j["ready"]["evaluate"].get<bool>());
