@@ -351,6 +351,15 @@ TEST(ProfileOnGpu, CountersInTheWorkerDiagnoseLikeNcu) {
     EXPECT_EQ(a["kernels"][0]["findings"][0]["tool"], "shared_bank_conflicts");
     EXPECT_EQ(a["kernels"][0]["findings"][0]["tool"], b["kernels"][0]["findings"][0]["tool"]);
     EXPECT_EQ(a["kernels"][0]["roofline"]["class"], b["kernels"][0]["roofline"]["class"]);
+
+    // Two stages (the roofline, then the class's tools) both in the worker: the same finding.
+    auto staged = run_profile({task, kernel, "--json", "-q", "--no-cache", "--counters", "cupti", "--stages", "2"});
+    ASSERT_EQ(staged.exit_code, 0) << staged.err;
+    auto c = nlohmann::json::parse(staged.out);
+    EXPECT_EQ(c["cost"]["cupti_runs"], 2) << c["notes"].dump();
+    EXPECT_EQ(c["cost"]["ncu_runs"], 0);
+    ASSERT_FALSE(c["kernels"][0]["findings"].empty()) << c.dump();
+    EXPECT_EQ(c["kernels"][0]["findings"][0]["tool"], "shared_bank_conflicts");
 }
 
 // When the worker cannot count (here: the counters library it is pointed at is not one), the
