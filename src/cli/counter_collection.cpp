@@ -1,7 +1,6 @@
 #include "cli/counter_collection.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -17,15 +16,6 @@ namespace kp::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// Adds the wall time of its scope to one collector's total.
-struct ChargeTime {
-    double& seconds;
-    Clock::time_point start = Clock::now();
-    ~ChargeTime() { seconds += std::chrono::duration<double>(Clock::now() - start).count(); }
-};
 
 // ncu must not profile the worker's input generation and warm-up: --profile-from-start off. The
 // collector does not add it, so a tiny wrapper inserts it into profiling runs (not imports).
@@ -83,14 +73,14 @@ Result<CounterCollection> CounterCollection::open(const ProfileOptions& options,
 }
 
 Result<profile::NcuResult> CounterCollection::collect(const std::vector<std::string>& metrics, bool source_page,
-                                                      const std::string& label) {
+                                                      const std::string& stage) {
     if (in_worker(source_page)) {
-        auto collected = collect_in_worker(metrics, label);
+        auto collected = collect_in_worker(metrics, "counters" + stage);
         if (collected || options_->counters == CounterSource::cupti) return collected;
         report_->notes.push_back("counters in the worker failed, using ncu: " + collected.error().message);
         cupti_usable_ = false;
     }
-    return collect_with_ncu(metrics, source_page, label);
+    return collect_with_ncu(metrics, source_page, "ncu" + stage);
 }
 
 Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vector<std::string>& metrics, const std::string& label) {

@@ -5,6 +5,7 @@
 // the commands that ran.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -24,6 +25,13 @@ namespace kp::cli {
 // ncu's own count of the replay passes it made for a launch (free: no counter); CUPTI's replies get
 // it too (passes per kernel), so both say how many replays a kernel took.
 inline constexpr const char* kPassCountMetric = "profiler__replayer_passes";
+
+// Adds the wall time of its scope to one collector's total (ProfileReport::collector_seconds).
+struct ChargeTime {
+    double& seconds;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~ChargeTime() { seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+};
 
 // Replays per kernel, summed over the kernels.
 int counted_passes(const std::vector<profile::KernelMetrics>& kernels);
@@ -50,9 +58,9 @@ public:
     // Whether the next collection (with or without the source page) runs in the worker.
     bool in_worker(bool source_page) const { return cupti_usable_ && !source_page; }
 
-    // `metrics` for every kernel of one call (and ncu's source page when asked); `label` names the
-    // collection among the report's cache hits.
-    Result<profile::NcuResult> collect(const std::vector<std::string>& metrics, bool source_page, const std::string& label);
+    // `metrics` for every kernel of one call (and ncu's source page when asked). A cache hit is
+    // listed in the report as who counted ("counters" for the worker, "ncu") plus `stage`.
+    Result<profile::NcuResult> collect(const std::vector<std::string>& metrics, bool source_page, const std::string& stage = "");
 
 private:
     CounterCollection(const ProfileOptions& options, CounterTarget target, profile::CollectorCache cache,

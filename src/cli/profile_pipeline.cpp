@@ -1,7 +1,5 @@
 #include "cli/profile_pipeline.h"
 
-#include "cli/counter_collection.h"
-
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -16,6 +14,7 @@
 #include "analysis/roofline.h"
 #include "analysis/tool_context.h"
 #include "analysis/tool_registry.h"
+#include "cli/counter_collection.h"
 #include "common/files.h"
 #include "common/process.h"
 #include "eval/protocol.h"
@@ -26,7 +25,6 @@
 #include "gpu/helper_paths.h"
 #include "gpu/occupancy.h"
 #include "gpu/timeline.h"
-#include "profile/cupti_counter_collector.h"
 #include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
 #include "profile/ptxas_report.h"
@@ -329,11 +327,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
     });
     // Runs body, adds its wall time to the collector's, and returns what body returns.
     auto timed = [&](const char* collector, auto&& body) {
-        struct Charge {
-            double& seconds;
-            Clock::time_point start = Clock::now();
-            ~Charge() { seconds += since(start); }
-        } charge{report.collector_seconds[collector]};
+        ChargeTime charge{report.collector_seconds[collector]};
         return body();
     };
 
@@ -477,11 +471,11 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
             one_run_plan = first.tools_plan;
             stage2_done = true;
         }
-        const bool in_worker = counters->in_worker(first.source_page);
-        progress(fmt::format("{}: {} metrics{}{}", in_worker ? "counters (CUPTI, in the worker)" : "ncu", first.metrics.size(),
+        progress(fmt::format("{}: {} metrics{}{}", counters->in_worker(first.source_page) ? "counters (CUPTI, in the worker)" : "ncu",
+                             first.metrics.size(),
                              first.source_page ? " + source page" : "",
                              stage2_done ? " (roofline and every tool, one run)" : " (stage 1: roofline)"));
-        auto result = counters->collect(first.metrics, first.source_page, in_worker ? "counters" : "ncu");
+        auto result = counters->collect(first.metrics, first.source_page);
         if (!result) return offline_report("counters failed: " + result.error().message);
         for (const auto& k : result->kernels) {
             auto data = base_data(k.name);
@@ -597,7 +591,7 @@ Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const Build
         progress(fmt::format("counters stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page (ncu)" : ""));
         std::vector<std::string> metrics = extra_metrics;
         metrics.push_back(kPassCountMetric);
-        auto result = counters->collect(metrics, source_page, "counters stage 2");
+        auto result = counters->collect(metrics, source_page, " stage 2");
         if (!result) report.notes.push_back("counters stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
         else {
             for (auto& data : kernels) {
