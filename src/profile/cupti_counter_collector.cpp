@@ -131,6 +131,8 @@ Result<CounterResult> counter_result_from_reply(const json& reply, const gpu::Oc
 
 Result<CounterPlan> plan_counters(const std::filesystem::path& counters_library, const std::string& chip,
                                   const std::vector<std::string>& metrics) {
+    // Never closed (not gpu::DynamicLibrary, which closes with its last copy): the library loads
+    // CUPTI, which must not be unloaded under its own exit handlers.
     void* handle = ::dlopen(counters_library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) return make_error(std::string("cannot open ") + counters_library.string() + ": " + ::dlerror());
     auto plan = reinterpret_cast<decltype(&kp_counters_plan)>(::dlsym(handle, "kp_counters_plan"));

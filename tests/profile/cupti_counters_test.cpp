@@ -4,11 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "common/files.h"
 #include "profile/cupti_counter_collector.h"
 #include "profile/kernel_names.h"
 #include "profile/ncu_csv.h"
@@ -134,10 +133,9 @@ namespace {
 const std::filesystem::path kCorpusFixtures = std::filesystem::path(KP_SOURCE_DIR) / "tests/fixtures/h200-corpus";
 
 std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    auto text = kp::read_text_file(path);
+    EXPECT_TRUE(text) << text.error().message;
+    return text ? *text : std::string();
 }
 
 // Counters where the two are expected to differ, and why: CUPTI's range ends with the write-back
