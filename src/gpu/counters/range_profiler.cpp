@@ -105,6 +105,16 @@ std::vector<const char*> c_names(const std::vector<std::string>& names) {
     return out;
 }
 
+// Deinitializes a CUPTI host object; as a unique_ptr's deleter it also runs when a constructor
+// throws after the object was made.
+struct HostObjectRelease {
+    void operator()(CUpti_Profiler_Host_Object* host) const {
+        CUpti_Profiler_Host_Deinitialize_Params done{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+        done.pHostObject = host;
+        cuptiProfilerHostDeinitialize(&done);
+    }
+};
+
 // The host side: which counters a set of metrics needs on one chip, scheduled into passes (the
 // config image), and the metrics' values evaluated from a filled counter-data image.
 class MetricConfig {
@@ -116,31 +126,23 @@ public:
         init.pChipName = chip.c_str();
         init.pCounterAvailabilityImage = availability && !availability->empty() ? availability->data() : nullptr;
         check(cuptiProfilerHostInitialize(&init), "cuptiProfilerHostInitialize");
-        host_ = init.pHostObject;
+        host_.reset(init.pHostObject);
         auto names = c_names(metrics);
         CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-        add.pHostObject = host_;
+        add.pHostObject = host_.get();
         add.ppMetricNames = names.data();
         add.numMetrics = names.size();
         check(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
         CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-        size.pHostObject = host_;
+        size.pHostObject = host_.get();
         check(cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
         image_.resize(size.configImageSize);
         CUpti_Profiler_Host_GetConfigImage_Params get{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-        get.pHostObject = host_;
+        get.pHostObject = host_.get();
         get.configImageSize = image_.size();
         get.pConfigImage = image_.data();
         check(cuptiProfilerHostGetConfigImage(&get), "cuptiProfilerHostGetConfigImage");
     }
-    ~MetricConfig() {
-        CUpti_Profiler_Host_Deinitialize_Params done{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-        done.pHostObject = host_;
-        cuptiProfilerHostDeinitialize(&done);
-    }
-    MetricConfig(const MetricConfig&) = delete;
-    MetricConfig& operator=(const MetricConfig&) = delete;
-
     const std::vector<uint8_t>& image() const { return image_; }
 
     size_t passes() {
@@ -155,7 +157,7 @@ public:
         auto names = c_names(metrics_);
         std::vector<double> values(names.size(), 0.0);
         CUpti_Profiler_Host_EvaluateToGpuValues_Params p{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-        p.pHostObject = host_;
+        p.pHostObject = host_.get();
         p.pCounterDataImage = counter_data.data();
         p.counterDataImageSize = counter_data.size();
         p.rangeIndex = range;
@@ -170,7 +172,7 @@ public:
 
 private:
     std::vector<std::string> metrics_;
-    CUpti_Profiler_Host_Object* host_ = nullptr;
+    std::unique_ptr<CUpti_Profiler_Host_Object, HostObjectRelease> host_;
     std::vector<uint8_t> image_;
 };
 
