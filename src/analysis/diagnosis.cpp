@@ -18,16 +18,21 @@ bool data_present(const DataNeeds& needs, const ProfileData& data) {
 Result<Diagnosis> diagnose(const ProfileData& data, const ToolRegistry& registry, const DiagnosisOptions& options) {
     Diagnosis diagnosis;
     diagnosis.kernel_name = data.kernel_name;
-    bool timeline_only = !data.metrics && data.timeline;
-    if (!timeline_only) {
+    // Without counters there is no roofline: every tool whose data is present runs (the class cannot
+    // pick), and with only a timeline only the timeline's tools do.
+    const bool roofline_known = data.metrics.has_value();
+    const bool timeline_only = !roofline_known && data.timeline;
+    if (roofline_known) {
         auto roofline = classify_roofline(data);
         if (!roofline) return roofline.error();
         diagnosis.roofline = *roofline;
+    } else {
+        diagnosis.roofline.reason = "no ncu metrics: roofline not measured";
     }
     ToolContext context(data, diagnosis.roofline);
 
     std::vector<const MicroTool*> tools =
-        options.gate_by_class && !timeline_only ? registry.for_class(diagnosis.roofline.kind) : registry.all();
+        options.gate_by_class && roofline_known ? registry.for_class(diagnosis.roofline.kind) : registry.all();
     for (const MicroTool* tool : tools) {
         if (!options.only_tools.empty() &&
             std::find(options.only_tools.begin(), options.only_tools.end(), tool->name()) == options.only_tools.end())

@@ -30,6 +30,8 @@ struct Diagnosis {
     std::vector<std::string> tools_without_data;  // needed SASS/ptxas/timeline that was absent
 };
 
+// Without ncu metrics (SASS/ptxas only, or a timeline) the roofline is left unknown and the tools
+// that can judge from the rest run; an error only when the counters cannot be classified.
 Result<Diagnosis> diagnose(const ProfileData& data, const ToolRegistry& registry = default_tool_registry(),
                            const DiagnosisOptions& options = {});
 

@@ -41,4 +41,24 @@ ProfilingPlan plan_profiling(RooflineClass kind, const std::vector<const MicroTo
 // The cost of collecting `metrics` (+ options) for one kernel, with the same model.
 profile::CollectorCost estimate_plan_cost(const ProfilingPlan& plan, const PlanInputs& inputs);
 
+// How the counters are collected: automatic = one collection with the roofline's and every tool's
+// counters when that fits the budget, else two; one_run = always one (tools that do not fit are
+// dropped); two_runs = the roofline first, then only the tools of each kernel's class (fewer
+// passes, one more start-up).
+enum class StagePlan { automatic, one_run, two_runs };
+
+// The first counter collection: the roofline's counters, the launch configuration and the pass
+// count, plus, when they fit the budget (or with StagePlan::one_run), every given tool's counters,
+// so that no second collection is needed (all_tools) and the roofline class only picks among the
+// tools afterwards.
+struct FirstRunPlan {
+    std::vector<std::string> roofline_metrics;  // stage 1 alone
+    std::vector<std::string> metrics;           // what the collection asks for
+    bool source_page = false;                   // only when the source page is allowed
+    bool all_tools = false;
+    ProfilingPlan tools_plan;                   // the tools' share, when all_tools
+};
+FirstRunPlan plan_first_collection(const std::vector<const MicroTool*>& tools, StagePlan stages, const PlanBudget& budget,
+                                   bool source_page_allowed);
+
 }  // namespace kp::analysis

@@ -10,7 +10,7 @@
 #include "build/candidate_builder.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "cli/eval_report_text.h"
+#include "eval/evaluation_report_text.h"
 #include "eval/evaluator.h"
 #include "task/task_spec.h"
 

@@ -14,8 +14,10 @@
 
 #include "build/candidate_builder.h"
 #include "cli/commands.h"
-#include "cli/gpu_evaluator.h"
+#include "cli/search_session.h"
 #include "common/files.h"
+#include "optimize/run_outputs.h"
+#include "optimize/run_settings.h"
 #include "agents/combined_proposer.h"
 #include "agents/llm_proposer.h"
 #include "agents/scripted_chat_client.h"
@@ -60,13 +62,13 @@ std::string utc_stamp() {
 }  // namespace
 
 // Runs a driver to completion with the live progress line and Ctrl-C handling (also used by runs resume).
-int run_search_session(search::SearchDriver& driver, GpuEvaluator& evaluator, const std::string& task_name,
+int run_search_session(search::SearchDriver& driver, optimize::GpuEvaluator& evaluator, const std::string& task_name,
                        const std::filesystem::path& out_dir, bool quiet,
                        const std::function<Result<search::SearchOutcome>()>& go) {
     bool tty = isatty(STDERR_FILENO);
     if (!quiet) {
         driver.set_progress_callback([tty](const search::SearchProgress& p) {
-            std::cerr << (tty ? "\r\033[K" : "") << format_progress(p) << (tty ? "" : "\n") << std::flush;
+            std::cerr << (tty ? "\r\033[K" : "") << optimize::format_progress(p) << (tty ? "" : "\n") << std::flush;
         });
         if (tty)
             evaluator.set_on_start([](const search::EvaluationRequest& r) {
@@ -83,7 +85,7 @@ int run_search_session(search::SearchDriver& driver, GpuEvaluator& evaluator, co
         std::cerr << "error: " << outcome.error().message << "\n";
         return kExitEnvironment;
     }
-    auto found = write_run_outputs(driver, *outcome, evaluator, task_name, out_dir);
+    auto found = optimize::write_run_outputs(driver, *outcome, evaluator, task_name, out_dir);
     if (!found.ok()) {
         std::cerr << "error: writing results: " << found.error().message << "\n";
         return kExitEnvironment;
@@ -247,9 +249,9 @@ Handler register_optimize(CLI::App& root) {
         build_options.arch = detect_gpu_arch();
         CandidateBuilder builder(build_options);
         kp::Evaluator gpu(builder);
-        GpuEvaluator evaluator(*task, gpu, search_evaluation_options(a->trials, a->max_time, a->min_time), out_dir);
+        optimize::GpuEvaluator evaluator(*task, gpu, optimize::search_evaluation_options(a->trials, a->max_time, a->min_time), out_dir);
         if (a->profile) {
-            ProfileOptions profile_options;
+            diagnose::ProfileOptions profile_options;
             profile_options.budget_seconds = 60;
             profile_options.source_name = "candidate.cu";  // what agents see: the code they were given, by line
             evaluator.enable_profiling(profile_options);
@@ -274,7 +276,7 @@ Handler register_optimize(CLI::App& root) {
             config.max_repair_chain = 3;
         }
         search::SearchDriver driver(*store, evaluator, *proposer);
-        search::TaskIdentity identity{task->name, task_fingerprint(*task)};
+        search::TaskIdentity identity{task->name, optimize::task_fingerprint(*task)};
         std::cerr << fmt::format("optimize {} from {} ({} parameter points), budget {} evaluations{}, out {}\n", task->name,
                                  baseline_path.string(), space->parameters.empty() ? 1 : search::enumerate_points(*space).size(),
                                  a->budget_evals, a->budget_seconds > 0 ? fmt::format(" / {:.0f} s", a->budget_seconds) : "",

@@ -11,11 +11,12 @@
 
 #include <fmt/format.h>
 
+#include "analysis/tool_list.h"
 #include "analysis/tool_registry.h"
 #include "build/candidate_builder.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "cli/profile_pipeline.h"
+#include "diagnose/profile_candidate.h"
 #include "task/task_spec.h"
 
 namespace kp::cli {
@@ -40,6 +41,101 @@ std::vector<std::string> split_commas(const std::vector<std::string>& values) {
     }
     return out;
 }
+
+// The options the command line asks for; a usage error names what is wrong.
+Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a) {
+    diagnose::ProfileOptions options;
+    options.ncu_path = a.ncu;
+    options.request_file = a.request_file;
+    options.counters_reply_file = a.counters_file;
+    options.tools = split_commas(a.tools);
+    for (const auto& t : options.tools)
+        if (!analysis::default_tool_registry().find(t)) return make_error("unknown tool '" + t + "' (see kernelpro profile --list-tools)");
+    auto collectors = diagnose::apply_collector_list(split_commas(a.collectors), options.collectors);
+    if (!collectors) return collectors.error();
+    options.collectors = collectors->first;
+    options.timeline_always = collectors->second;
+    options.stages = a.stages == "1" ? analysis::StagePlan::one_run : a.stages == "2" ? analysis::StagePlan::two_runs : analysis::StagePlan::automatic;
+    options.counters = a.counters == "cupti" ? diagnose::CounterSource::cupti
+                     : a.counters == "ncu"   ? diagnose::CounterSource::ncu
+                                             : diagnose::CounterSource::automatic;
+    options.use_cache = !a.no_cache;
+    options.ncu_csv = a.ncu_csv;
+    options.source_name = a.candidate;
+    options.ceilings_file = a.ceilings;
+    options.budget_seconds = a.budget_seconds;
+    options.budget_passes = a.budget_passes;
+    if (!a.quiet)
+        options.on_progress = [start = std::chrono::steady_clock::now()](const std::string& line) {
+            double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::cerr << fmt::format("[{:6.1f} s] {}\n", elapsed, line);
+        };
+    return options;
+}
+
+// Usage problems with the arguments themselves, before anything is built; empty when fine.
+std::string usage_problem(const ProfileArgs& a) {
+    if (a.task.empty() || a.candidate.empty()) return "kernelpro profile needs TASK and CANDIDATE.cu (or --list-tools)";
+    if (a.json && a.feedback) return "--json and --feedback are exclusive";
+    if (!std::filesystem::is_regular_file(a.candidate)) return "candidate not found: " + a.candidate;
+    return "";
+}
+
+int print_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
+    report.candidate = a.candidate;
+    if (a.json) std::cout << diagnose::profile_report_json(report).dump(2) << "\n";
+    else if (a.feedback) std::cout << diagnose::render_profile_feedback(report);
+    else std::cout << diagnose::render_profile_text(report);
+    if (report.environment_error.empty()) return kExitOk;
+    std::cerr << "error: " << report.environment_error << "\n";
+    return kExitEnvironment;
+}
+
+int run_profile(const ProfileArgs& a) {
+    if (a.list_tools) {
+        if (a.json) std::cout << analysis::tool_list_json().dump(2) << "\n";
+        else std::cout << analysis::render_tool_list();
+        return kExitOk;
+    }
+    if (auto problem = usage_problem(a); !problem.empty()) {
+        std::cerr << "error: " << problem << "\n";
+        return kExitUsage;
+    }
+    auto options = profile_options(a);
+    if (!options) {
+        std::cerr << "error: " << options.error().message << "\n";
+        return kExitUsage;
+    }
+    auto task = load_task(a.task);
+    if (!task) {
+        std::cerr << task.error().message << "\n";
+        return kExitUsage;
+    }
+    auto values = parse_parameter_values(a.params);
+    if (!values) {
+        std::cerr << "error: " << values.error().message << "\n";
+        return kExitUsage;
+    }
+    BuilderOptions build_options;
+    build_options.arch = detect_gpu_arch();
+    CandidateBuilder builder(build_options);
+    auto build = builder.build({a.candidate, *values, task->libraries});
+    if (!build) {
+        std::cerr << "error: cannot build: " << build.error().message << "\n";
+        return kExitEnvironment;
+    }
+    if (!build->ok()) {
+        std::cerr << "error: the candidate did not build (" << build_status_name(build->status) << "): " << build->message << "\n";
+        return kExitCandidateFailed;
+    }
+    auto report = diagnose::profile_candidate_report(*task, *build, *options);
+    if (!report) {
+        std::cerr << "error: " << report.error().message << "\n";
+        return kExitEnvironment;
+    }
+    return print_report(a, *report);
+}
+
 }  // namespace
 
 Handler register_profile(CLI::App& root) {
@@ -76,96 +172,7 @@ Handler register_profile(CLI::App& root) {
     cmd->add_option("--keep-request", a->request_file, "Write the worker's profile_run request here and keep it (the ncu commands in --json then re-run as recorded)");
     cmd->add_option("--keep-counters", a->counters_file, "Write the worker's raw CUPTI counters reply (JSON) here");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
-    return [a]() -> int {
-        if (a->list_tools) {
-            if (a->json) std::cout << tool_list_json().dump(2) << "\n";
-            else std::cout << render_tool_list();
-            return kExitOk;
-        }
-        if (a->task.empty() || a->candidate.empty()) {
-            std::cerr << "error: kernelpro profile needs TASK and CANDIDATE.cu (or --list-tools)\n";
-            return kExitUsage;
-        }
-        if (a->json && a->feedback) {
-            std::cerr << "error: --json and --feedback are exclusive\n";
-            return kExitUsage;
-        }
-        if (!std::filesystem::is_regular_file(a->candidate)) {
-            std::cerr << "error: candidate not found: " << a->candidate << "\n";
-            return kExitUsage;
-        }
-        ProfileOptions options;
-        options.ncu_path = a->ncu;
-        options.request_file = a->request_file;
-        options.counters_reply_file = a->counters_file;
-        options.tools = split_commas(a->tools);
-        auto collectors = apply_collector_list(split_commas(a->collectors), options.collectors);
-        if (!collectors) {
-            std::cerr << "error: " << collectors.error().message << "\n";
-            return kExitUsage;
-        }
-        options.collectors = collectors->first;
-        options.timeline_always = collectors->second;
-        options.stages = a->stages == "1" ? StagePlan::one_run : a->stages == "2" ? StagePlan::two_runs : StagePlan::automatic;
-        options.counters = a->counters == "cupti" ? CounterSource::cupti : a->counters == "ncu" ? CounterSource::ncu : CounterSource::automatic;
-        options.use_cache = !a->no_cache;
-        options.ncu_csv = a->ncu_csv;
-        options.source_name = a->candidate;
-        options.ceilings_file = a->ceilings;
-        for (const auto& t : options.tools)
-            if (!analysis::default_tool_registry().find(t)) {
-                std::cerr << "error: unknown tool '" << t << "' (see kernelpro profile --list-tools)\n";
-                return kExitUsage;
-            }
-        options.budget_seconds = a->budget_seconds;
-        options.budget_passes = a->budget_passes;
-        auto task = load_task(a->task);
-        if (!task) {
-            std::cerr << task.error().message << "\n";
-            return kExitUsage;
-        }
-        auto values = parse_parameter_values(a->params);
-        if (!values) {
-            std::cerr << "error: " << values.error().message << "\n";
-            return kExitUsage;
-        }
-        auto start = std::chrono::steady_clock::now();
-        if (!a->quiet)
-            options.on_progress = [start](const std::string& line) {
-                double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                std::cerr << fmt::format("[{:6.1f} s] {}\n", elapsed, line);
-            };
-        BuilderOptions build_options;
-        build_options.arch = detect_gpu_arch();
-        CandidateBuilder builder(build_options);
-        BuildRequest request;
-        request.source = a->candidate;
-        request.parameters = *values;
-        request.libraries = task->libraries;
-        auto build = builder.build(request);
-        if (!build) {
-            std::cerr << "error: cannot build: " << build.error().message << "\n";
-            return kExitEnvironment;
-        }
-        if (!build->ok()) {
-            std::cerr << "error: the candidate did not build (" << build_status_name(build->status) << "): " << build->message << "\n";
-            return kExitCandidateFailed;
-        }
-        auto report = profile_candidate_report(*task, *build, options);
-        if (!report) {
-            std::cerr << "error: " << report.error().message << "\n";
-            return kExitEnvironment;
-        }
-        report->candidate = a->candidate;
-        if (a->json) std::cout << profile_report_json(*report).dump(2) << "\n";
-        else if (a->feedback) std::cout << render_profile_feedback(*report);
-        else std::cout << render_profile_text(*report);
-        if (!report->environment_error.empty()) {
-            std::cerr << "error: " << report->environment_error << "\n";
-            return kExitEnvironment;
-        }
-        return kExitOk;
-    };
+    return [a]() -> int { return run_profile(*a); };
 }
 
 }  // namespace kp::cli

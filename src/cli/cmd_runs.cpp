@@ -7,7 +7,8 @@
 
 #include "build/candidate_builder.h"
 #include "cli/commands.h"
-#include "cli/gpu_evaluator.h"
+#include "cli/search_session.h"
+#include "optimize/run_settings.h"
 #include "search/evaluation_outcome.h"
 #include "search/proposers/tuner_proposer.h"
 #include "search/search_config.h"
@@ -120,7 +121,7 @@ int resume_run(const RunsArgs& a) {
         std::cerr << task.error().message << "\n(pass the task folder with --task)\n";
         return kExitUsage;
     }
-    if (task->name != run->task_name || task_fingerprint(*task) != run->task_fingerprint) {
+    if (task->name != run->task_name || optimize::task_fingerprint(*task) != run->task_fingerprint) {
         std::cerr << "error: run " << a.id << " optimized task " << run->task_name
                   << " as it was then; " << task_dir.string() << " is another task or has changed since\n";
         return kExitUsage;
@@ -139,7 +140,7 @@ int resume_run(const RunsArgs& a) {
     build_options.arch = detect_gpu_arch();
     CandidateBuilder builder(build_options);
     kp::Evaluator gpu(builder);
-    GpuEvaluator evaluator(*task, gpu, search_evaluation_options(a.trials, a.max_time, a.min_time), out_dir);
+    optimize::GpuEvaluator evaluator(*task, gpu, optimize::search_evaluation_options(a.trials, a.max_time, a.min_time), out_dir);
     search::TunerProposer tuner;
     search::SearchDriver driver(*st, evaluator, tuner);
     std::cerr << fmt::format("resuming run {} ({}), out {}\n", a.id, run->task_name, out_dir.string());

@@ -122,7 +122,7 @@ Result<CounterResult> counter_result_from_reply(const json& reply, const gpu::Oc
         k.device = result.chip;
         for (const auto& [name, value] : ranges[i].at("metrics").items())
             if (value.is_number()) k.metrics[name] = number(value.get<double>());
-        k.metrics["profiler__replayer_passes"] = number(result.passes);
+        k.metrics[kReplayPassesMetric] = number(result.passes);
         if (i < launches.size()) add_launch_metrics(k, launches[i], device, limits, result.notes);
         result.kernels.push_back(std::move(k));
     }

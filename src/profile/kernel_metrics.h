@@ -35,4 +35,11 @@ struct KernelMetrics {
     std::optional<double> number(const std::string& metric) const;
 };
 
+// ncu's own count of the replay passes it made for a launch (free: no counter); CUPTI's replies
+// carry it too (passes per kernel), so both say how many replays a kernel took.
+inline constexpr const char* kReplayPassesMetric = "profiler__replayer_passes";
+
+// Replays per kernel (kReplayPassesMetric), summed over the kernels; 0 when none says.
+int counted_replay_passes(const std::vector<KernelMetrics>& kernels);
+
 }  // namespace kp::profile

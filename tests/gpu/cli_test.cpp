@@ -1,4 +1,4 @@
-// `kernelpro doctor` and `kernelpro device` through their CLI11 registration, as main.cpp runs them.
+// `kernelpro doctor` and `kernelpro device` as a user runs them (the built binary, started as a process).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
 #include "common/files.h"
+#include "common/process.h"
 #include "gpu/cuda_driver.h"
 
 namespace {
@@ -17,23 +17,19 @@ struct CommandRun {
     std::string out;
 };
 
-CommandRun run_command(kp::cli::Handler (*registration)(CLI::App&), std::vector<std::string> args) {
-    CLI::App app{"kernelpro"};
-    kp::cli::Handler handler = registration(app);
-    std::vector<const char*> argv = {"kernelpro"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
-    testing::internal::CaptureStdout();
-    CommandRun run;
-    run.exit_code = handler();
-    run.out = testing::internal::GetCapturedStdout();
-    return run;
+// The binary next to this build's, else `kernelpro` on PATH (a GPU bundle puts it there).
+CommandRun run_command(std::vector<std::string> args) {
+    args.insert(args.begin(), std::filesystem::exists(KP_KERNELPRO_BINARY) ? KP_KERNELPRO_BINARY : "kernelpro");
+    auto run = kp::run_process(args);
+    EXPECT_TRUE(run) << (run ? "" : run.error().message);
+    if (!run) return {};
+    return {run->exit_code, run->stdout_text};
 }
 
 }  // namespace
 
 TEST(DoctorCommand, ReportsAsJsonAndExitsZero) {
-    auto run = run_command(kp::cli::register_doctor, {"doctor", "--json"});
+    auto run = run_command({"doctor", "--json"});
     EXPECT_EQ(run.exit_code, 0);
     auto j = nlohmann::json::parse(run.out);
     ASSERT_EQ(j["tools"].size(), 7u);
@@ -53,7 +49,7 @@ TEST(DoctorCommand, ReportsAsJsonAndExitsZero) {
 }
 
 TEST(DoctorCommand, TextTableSaysWhatNeedsAGpu) {
-    auto run = run_command(kp::cli::register_doctor, {"doctor"});
+    auto run = run_command({"doctor"});
     EXPECT_EQ(run.exit_code, 0);
     EXPECT_NE(run.out.find("nvcc"), std::string::npos);
     EXPECT_NE(run.out.find("cupti"), std::string::npos);
@@ -64,13 +60,13 @@ TEST(DoctorCommand, TextTableSaysWhatNeedsAGpu) {
 
 TEST(DeviceCommand, FallsBackToLabelledDatasheetValuesWithoutAGpu) {
     if (kp::gpu::CudaDriver::load()) GTEST_SKIP() << "a GPU is present: measuring is covered by the gpu-labelled tests";
-    auto run = run_command(kp::cli::register_device, {"device", "--json"});
+    auto run = run_command({"device", "--json"});
     EXPECT_EQ(run.exit_code, 0);
     auto j = nlohmann::json::parse(run.out);
     EXPECT_EQ(j["source"], "datasheet");
     EXPECT_NE(j["label"].get<std::string>().find("datasheet"), std::string::npos);
 
-    auto table = run_command(kp::cli::register_device, {"device"});
+    auto table = run_command({"device"});
     EXPECT_EQ(table.exit_code, 0);
     EXPECT_NE(table.out.find("datasheet"), std::string::npos);
     EXPECT_NE(table.out.find("TB/s"), std::string::npos);

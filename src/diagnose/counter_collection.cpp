@@ -1,7 +1,6 @@
-#include "cli/counter_collection.h"
+#include "diagnose/counter_collection.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -11,7 +10,7 @@
 #include "profile/cupti_counter_collector.h"
 #include "profile/tool_locator.h"
 
-namespace kp::cli {
+namespace kp::diagnose {
 
 namespace fs = std::filesystem;
 
@@ -32,9 +31,9 @@ Result<fs::path> make_ncu_wrapper(const fs::path& dir, const std::string& ncu) {
 Result<profile::NcuResult> collect_counting_passes(const profile::NcuCollector& ncu, profile::NcuRequest request,
                                                    std::vector<std::string>& notes) {
     auto result = ncu.collect(request);
-    if (result || result.error().message.find(kPassCountMetric) == std::string::npos) return result;
-    std::erase(request.metrics, std::string(kPassCountMetric));
-    notes.push_back(std::string("this ncu does not know ") + kPassCountMetric + ": replay passes are estimated");
+    if (result || result.error().message.find(profile::kReplayPassesMetric) == std::string::npos) return result;
+    std::erase(request.metrics, std::string(profile::kReplayPassesMetric));
+    notes.push_back(std::string("this ncu does not know ") + profile::kReplayPassesMetric + ": replay passes are estimated");
     return ncu.collect(request);
 }
 
@@ -43,12 +42,6 @@ std::chrono::seconds collection_timeout(const ProfileOptions& options) {
 }
 
 }  // namespace
-
-int counted_passes(const std::vector<profile::KernelMetrics>& kernels) {
-    double total = 0;
-    for (const auto& k : kernels) total += k.number(kPassCountMetric).value_or(0);
-    return static_cast<int>(std::lround(total));
-}
 
 std::vector<std::string> worker_argv(const fs::path& worker, const fs::path& request) {
     return {"/bin/bash", "-c", "exec " + shell_quote(worker.string()) + " --channel-fd 3 3>/dev/null < " + shell_quote(request.string())};
@@ -113,7 +106,7 @@ Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vecto
     } else {
         report.cupti_runs++;
         report.estimated_passes += collector.cost(request).replay_passes;
-        report.counted_passes += counted_passes(result.kernels);
+        report.counted_passes += profile::counted_replay_passes(result.kernels);
         report.commands.push_back(fmt::format("{} (profile_counters: {} metrics through CUPTI's range profiler, {} passes{})",
                                               target_.worker.string(), metrics.size(), collected->passes,
                                               collected->chip.empty() ? "" : " on " + collected->chip));
@@ -158,7 +151,7 @@ Result<profile::NcuResult> CounterCollection::collect_with_ncu(const std::vector
     } else {
         report.ncu_runs++;
         report.estimated_passes += profile::estimate_ncu_replay_passes(request.metrics, {}, source_page);
-        report.counted_passes += counted_passes(collected->kernels);
+        report.counted_passes += profile::counted_replay_passes(collected->kernels);
     }
     record_ncu_commands(collected->commands);
     return collected;
@@ -176,4 +169,4 @@ void CounterCollection::record_ncu_commands(const std::vector<std::string>& comm
     }
 }
 
-}  // namespace kp::cli
+}  // namespace kp::diagnose

@@ -5,36 +5,22 @@
 // the commands that ran.
 #pragma once
 
-#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "cli/profile_pipeline.h"
 #include "common/result.h"
+#include "diagnose/profile_options.h"
+#include "diagnose/profile_report.h"
 #include "eval/protocol.h"
 #include "gpu/occupancy.h"
 #include "profile/collector.h"
 #include "profile/kernel_metrics.h"
 #include "profile/ncu_collector.h"
 
-namespace kp::cli {
-
-// ncu's own count of the replay passes it made for a launch (free: no counter); CUPTI's replies get
-// it too (passes per kernel), so both say how many replays a kernel took.
-inline constexpr const char* kPassCountMetric = "profiler__replayer_passes";
-
-// Adds the wall time of its scope to one collector's total (ProfileReport::collector_seconds).
-struct ChargeTime {
-    double& seconds;
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-    ~ChargeTime() { seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
-};
-
-// Replays per kernel, summed over the kernels.
-int counted_passes(const std::vector<profile::KernelMetrics>& kernels);
+namespace kp::diagnose {
 
 // The worker reading `request`, its channel discarded: what ncu and the timeline run.
 std::vector<std::string> worker_argv(const std::filesystem::path& worker, const std::filesystem::path& request);
@@ -81,4 +67,4 @@ private:
     std::pair<std::string, std::string> ncu_display_;  // wrapper path -> what it runs, for the record
 };
 
-}  // namespace kp::cli
+}  // namespace kp::diagnose

@@ -8,16 +8,15 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "eval/evaluator.h"
-#include "cli/profile_pipeline.h"
+#include "diagnose/profile_options.h"
 #include "search/evaluator.h"
-#include "search/search_driver.h"
-#include "search/search_progress.h"
 #include "task/task_spec.h"
 
-namespace kp::cli {
+namespace kp::optimize {
 
 search::StatusClass status_class_of(FailureClass failure);
 
@@ -38,7 +37,7 @@ public:
     void set_on_start(std::function<void(const search::EvaluationRequest&)> callback) { on_start_ = std::move(callback); }
     // Profile every correct candidate (kernelpro profile's two stages) and hand its roofline class
     // and ranked findings to the proposers; a profile that fails costs its findings, not the node.
-    void enable_profiling(ProfileOptions options) { profile_options_ = std::move(options); }
+    void enable_profiling(diagnose::ProfileOptions options) { profile_options_ = std::move(options); }
 
 private:
     TaskSpec task_;
@@ -46,29 +45,7 @@ private:
     EvaluationOptions options_;
     std::filesystem::path out_dir_;
     std::function<void(const search::EvaluationRequest&)> on_start_;
-    std::optional<ProfileOptions> profile_options_;
+    std::optional<diagnose::ProfileOptions> profile_options_;
 };
 
-// Shared by `optimize` and `runs resume`.
-// task.toml and the reference source, hashed: evaluation keys change when the task does.
-std::string task_fingerprint(const TaskSpec& task);
-
-// Quick evaluation settings for search (fewer trials, shorter timing than `eval`'s defaults).
-EvaluationOptions search_evaluation_options(int trials, double max_seconds, double min_seconds);
-
-// One progress line: iteration, evaluations, best speedup, % of roofline floor, elapsed.
-std::string format_progress(const search::SearchProgress& progress);
-
-// OUT/best.cu (source with its parameters baked in as #defines), OUT/best.json (its evaluation
-// report) and OUT/summary.md. Returns true when a correct kernel was found.
-Result<bool> write_run_outputs(const search::SearchDriver& driver, const search::SearchOutcome& outcome,
-                               const GpuEvaluator& evaluator, const std::string& task_name,
-                               const std::filesystem::path& out_dir);
-
-// Runs `go` (driver.start or driver.resume) with the live progress line on stderr and Ctrl-C
-// handling, then writes the outputs; returns the command's exit code. Defined in cmd_optimize.cpp.
-int run_search_session(search::SearchDriver& driver, GpuEvaluator& evaluator, const std::string& task_name,
-                       const std::filesystem::path& out_dir, bool quiet,
-                       const std::function<Result<search::SearchOutcome>()>& go);
-
-}  // namespace kp::cli
+}  // namespace kp::optimize

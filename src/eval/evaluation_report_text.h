@@ -5,8 +5,8 @@
 
 #include "eval/evaluator.h"
 
-namespace kp::cli {
+namespace kp {
 
 std::string render_evaluation_text(const EvaluationReport& report);
 
-}  // namespace kp::cli
+}  // namespace kp

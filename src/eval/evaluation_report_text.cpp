@@ -1,8 +1,8 @@
-#include "cli/eval_report_text.h"
+#include "eval/evaluation_report_text.h"
 
 #include <fmt/format.h>
 
-namespace kp::cli {
+namespace kp {
 
 namespace {
 std::string us(double seconds) { return fmt::format("{:.2f} us", seconds * 1e6); }
@@ -58,4 +58,4 @@ std::string render_evaluation_text(const EvaluationReport& r) {
     return out;
 }
 
-}  // namespace kp::cli
+}  // namespace kp

@@ -1,0 +1,93 @@
+// Occupancy for the real launch. The driver's own calculation, which ncu reports as
+// launch__occupancy_limit_* (free metrics) and the worker's counters reply carries too, is the
+// reference; our calculator (ptxas resources + the launch's block size and dynamic shared memory)
+// stands in without it and is checked against it. Runs after stage 2, which may have brought the
+// achieved-occupancy counter.
+#include <cctype>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "diagnose/profile_steps.h"
+#include "gpu/occupancy.h"
+
+namespace kp::diagnose {
+
+namespace {
+
+int parse_block_threads(const std::string& block) {
+    // "(256, 1, 1)" -> 256
+    int product = 1, count = 0;
+    std::string digits;
+    for (char ch : block + ",") {
+        if (std::isdigit(static_cast<unsigned char>(ch))) digits += ch;
+        else if (!digits.empty()) {
+            product *= std::stoi(digits);
+            digits.clear();
+            ++count;
+        }
+    }
+    return count ? product : 0;
+}
+
+gpu::LaunchConfiguration launch_of(const analysis::ProfileData& data) {
+    const profile::KernelMetrics& m = *data.metrics;
+    gpu::LaunchConfiguration launch;
+    launch.threads_per_block = parse_block_threads(m.block);
+    if (launch.threads_per_block <= 0) launch.threads_per_block = static_cast<int>(m.number("launch__block_size").value_or(0));
+    launch.registers_per_thread = data.ptxas ? data.ptxas->registers : static_cast<int>(m.number("launch__registers_per_thread").value_or(0));
+    launch.static_shared_memory_bytes = data.ptxas ? data.ptxas->shared_bytes
+                                                   : static_cast<long>(m.number("launch__shared_mem_per_block_static").value_or(0));
+    launch.dynamic_shared_memory_bytes = static_cast<long>(m.number("launch__shared_mem_per_block_dynamic").value_or(0));
+    return launch;
+}
+
+analysis::OccupancyInfo from_calculator(const gpu::OccupancyResult& r, const gpu::OccupancyLimits& limits,
+                                        const gpu::LaunchConfiguration& launch) {
+    analysis::OccupancyInfo info;
+    info.block_size = launch.threads_per_block;
+    info.registers_per_thread = launch.registers_per_thread;
+    info.shared_bytes_per_block = static_cast<double>(launch.static_shared_memory_bytes + launch.dynamic_shared_memory_bytes);
+    info.block_limits = {{"warps", r.blocks_limit_warps},
+                         {"registers", r.blocks_limit_registers},
+                         {"shared_memory", r.blocks_limit_shared_memory},
+                         {"blocks", r.blocks_limit_blocks}};
+    info.theoretical_warps_per_sm = r.active_warps_per_sm;
+    info.max_warps_per_sm = limits.max_warps_per_sm;
+    info.source = "calculator";
+    return info;
+}
+
+void set_achieved(analysis::OccupancyInfo& occupancy, const profile::KernelMetrics& m) {
+    if (auto pct = m.number("sm__warps_active.avg.pct_of_peak_sustained_active"))
+        occupancy.achieved_warps_per_sm = *pct / 100.0 * occupancy.max_warps_per_sm;
+    else if (auto warps = m.number("sm__warps_active.avg.per_cycle_active"))
+        occupancy.achieved_warps_per_sm = *warps;
+}
+
+}  // namespace
+
+void reconcile_occupancy(ProfileSession& s) {
+    if (!s.wants("occupancy")) return;
+    for (auto& data : s.kernels) {
+        if (!data.metrics) continue;
+        gpu::LaunchConfiguration launch = launch_of(data);
+        if (launch.threads_per_block <= 0) continue;
+        auto occ = gpu::compute_occupancy(s.ceilings.limits, launch);
+        auto from_driver = analysis::occupancy_from_metrics(*data.metrics, s.ceilings.value);
+        if (from_driver && from_driver->source == "driver") {
+            data.occupancy = *from_driver;
+            if (occ && std::abs(occ->active_warps_per_sm - from_driver->theoretical_warps_per_sm) >= 1.0)
+                s.report.notes.push_back(fmt::format("occupancy {}: our calculator gives {} warps per SM, the driver {} (using the driver's)",
+                                                     short_kernel_name(data.kernel_name), occ->active_warps_per_sm,
+                                                     from_driver->theoretical_warps_per_sm));
+        } else if (occ) {
+            data.occupancy = from_calculator(*occ, s.ceilings.limits, launch);
+        } else if (from_driver) {
+            data.occupancy = *from_driver;
+        }
+        if (data.occupancy) set_achieved(*data.occupancy, *data.metrics);
+    }
+}
+
+}  // namespace kp::diagnose

@@ -1,0 +1,51 @@
+// What a profile of one build collects and how: the collectors, who counts, the budget, the cache,
+// and where recorded inputs (counters, ceilings) come from instead of the GPU.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/planner.h"
+#include "diagnose/collector_names.h"
+
+namespace kp::diagnose {
+
+// Who counts: automatic = the worker itself through CUPTI's range profiler (no ncu start-up, 1.6 s
+// on the H200), and ncu for the source page or when CUPTI fails (a note says why); cupti = the
+// worker only (an error when it cannot); ncu = always ncu.
+enum class CounterSource { automatic, cupti, ncu };
+
+struct ProfileOptions {
+    std::string ncu_path;                  // empty: located (KERNELPRO_NCU, PATH, ...)
+    std::vector<std::string> tools;        // empty: the tools of each kernel's roofline class
+    std::set<std::string> collectors = default_profile_collectors();
+    analysis::StagePlan stages = analysis::StagePlan::automatic;
+    CounterSource counters = CounterSource::automatic;
+    bool timeline_always = false;          // false: only when a call launches two or more kernels
+    double budget_seconds = 120.0;         // all profiling together
+    int budget_passes = 40;                // replay passes, both stages together
+    int max_kernels = 16;                  // kernel launches of one call to profile
+    int timeline_iterations = 5;
+    bool use_cache = true;                 // reuse results collected for the same build, task and GPU
+    std::filesystem::path cache_directory; // empty: <kernelpro cache>/profile
+    std::function<void(const std::string&)> on_progress;
+    // How findings name the candidate's source lines (the line info points at the build's copy of
+    // it in the cache); empty: that copy's path.
+    std::string source_name;
+    // Diagnose from counters ncu already recorded (a `--page raw` or `--metrics` CSV, base units)
+    // instead of counting now: no GPU needed. The candidate's SASS and ptxas still come from its build.
+    std::filesystem::path ncu_csv;
+    // Ceilings from this file (`kernelpro device --json` or its cache file) instead of this GPU's cache.
+    std::filesystem::path ceilings_file;
+    // Where to write the worker's profile_run request (kept, so the recorded ncu commands can be
+    // re-run, e.g. by scripts/gpu-profile-check); empty: a scratch file, removed afterwards.
+    std::filesystem::path request_file;
+    // Where to write the worker's raw counters reply (CUPTI; first collection), as recorded fixtures
+    // for the CPU tests; empty: not written.
+    std::filesystem::path counters_reply_file;
+};
+
+}  // namespace kp::diagnose

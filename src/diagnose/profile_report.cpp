@@ -1,0 +1,100 @@
+#include "diagnose/profile_report.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "analysis/feedback.h"
+
+namespace kp::diagnose {
+
+namespace {
+
+void render_offline_kernel(std::ostringstream& out, const analysis::Diagnosis& d) {
+    out << fmt::format("kernel {} (offline: SASS/ptxas only, no roofline; gains estimated without counters)\n", short_kernel_name(d.kernel_name));
+    if (d.findings.empty()) out << "  no findings\n";
+    for (const auto& f : d.findings) {
+        out << fmt::format("  [{}] {} (est. gain {}): {}\n", analysis::to_string(f.severity), f.tool,
+                           analysis::format_percent(f.estimated_gain), f.summary);
+        if (!f.guidance.empty()) out << "      -> " << f.guidance << "\n";
+    }
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& part : parts) out += (out.empty() ? "" : ", ") + part;
+    return out;
+}
+
+std::string cost_line(const ProfileReport& report) {
+    std::string out = fmt::format("\nprofiling cost: {:.1f} s", report.seconds);
+    if (report.cupti_runs > 0) out += fmt::format(", counters in the worker ({} run(s))", report.cupti_runs);
+    if (report.ncu_runs > 0) out += fmt::format(", {} ncu run(s)", report.ncu_runs);
+    if (report.cupti_runs + report.ncu_runs > 0)
+        out += report.counted_passes > 0 ? fmt::format(", {} replay passes", report.counted_passes)
+                                         : fmt::format(", ~{} replay passes (estimated)", report.estimated_passes);
+    std::vector<std::string> parts;
+    for (const auto& [collector, seconds] : report.collector_seconds) parts.push_back(fmt::format("{} {:.1f} s", collector, seconds));
+    if (!parts.empty()) out += " (" + joined(parts) + ")";
+    if (!report.cached.empty()) out += "; from the cache: " + joined(report.cached);
+    return out + "\n";
+}
+
+}  // namespace
+
+std::string short_kernel_name(const std::string& name) {
+    auto paren = name.find('(');
+    return paren == std::string::npos ? name : name.substr(0, paren);
+}
+
+std::string render_profile_text(const ProfileReport& report) {
+    std::ostringstream out;
+    out << fmt::format("kernelpro profile: {} ({})\n", report.task, report.candidate);
+    out << "ceilings: " << report.ceilings_source << "\n";
+    if (!report.environment_error.empty()) out << "note: " << report.environment_error << "\n";
+    for (const auto& note : report.notes) out << "note: " << note << "\n";
+    for (const auto& k : report.kernels) {
+        out << "\n";
+        if (k.roofline_known) out << analysis::render_terminal_report(k.diagnosis);
+        else render_offline_kernel(out, k.diagnosis);
+        if (!k.stage2_dropped.empty()) {
+            out << "  dropped for the budget:";
+            for (const auto& t : k.stage2_dropped) out << " " << t;
+            out << "\n";
+        }
+    }
+    out << cost_line(report);
+    return out.str();
+}
+
+nlohmann::json profile_report_json(const ProfileReport& report) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : report.kernels) {
+        nlohmann::json j = analysis::to_json(k.diagnosis);
+        j["roofline_known"] = k.roofline_known;
+        j["stage2_tools"] = k.stage2_tools;
+        j["stage2_dropped"] = k.stage2_dropped;
+        kernels.push_back(std::move(j));
+    }
+    return {{"schema", "kernelpro.profile/1"},
+            {"task", report.task},
+            {"candidate", report.candidate},
+            {"library", report.library},
+            {"ceilings", report.ceilings_source},
+            {"environment_error", report.environment_error},
+            {"notes", report.notes},
+            {"kernels", kernels},
+            {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"cupti_runs", report.cupti_runs},
+                      {"estimated_replay_passes", report.estimated_passes},
+                      {"replay_passes", report.counted_passes > 0 ? nlohmann::json(report.counted_passes) : nlohmann::json()},
+                      {"collector_seconds", report.collector_seconds}, {"cached", report.cached}}},
+            {"commands", report.commands}};
+}
+
+std::string render_profile_feedback(const ProfileReport& report) {
+    std::string out;
+    for (const auto& k : report.kernels) out += analysis::render_llm_feedback(k.diagnosis);
+    return out;
+}
+
+}  // namespace kp::diagnose

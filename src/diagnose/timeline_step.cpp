@@ -1,0 +1,95 @@
+// The call's CUPTI activity trace: the worker again, `timeline_iterations` calls, under
+// libkp_timeline.so. Host gaps and launch overhead only exist between launches, so by default it
+// runs when the counters saw two or more kernels in a call (or when no counters were collected to
+// say); asked for by name, it always runs.
+#include <cmath>
+#include <cstdint>
+
+#include "diagnose/profile_steps.h"
+#include "gpu/helper_paths.h"
+#include "gpu/timeline.h"
+#include "profile/timeline_collector.h"
+
+namespace kp::diagnose {
+
+namespace {
+
+std::optional<gpu::Timeline> trace_the_call(ProfileSession& s) {
+    auto library = gpu::find_helper("libkp_timeline.so");
+    if (!library) {
+        s.report.notes.push_back("timeline: libkp_timeline.so not found (set KERNELPRO_HELPER_DIR)");
+        return std::nullopt;
+    }
+    auto request_file = write_profile_request(s, s.options.timeline_iterations, s.scratch->path() / "request_timeline.json");
+    if (!request_file) {
+        s.report.notes.push_back("timeline: " + request_file.error().message);
+        return std::nullopt;
+    }
+    profile::TimelineCollector collector(*library, s.cache);
+    profile::TimelineRequest request;
+    request.program_argv = worker_argv(s.worker, *request_file);
+    request.cache_key = s.cache_key + "/iterations=" + std::to_string(s.options.timeline_iterations);
+    request.refresh_cache = s.refresh;
+    s.progress("timeline: CUPTI activity trace");
+    auto collected = [&] {
+        ChargeTime charge{s.report.collector_seconds["timeline"]};
+        return collector.collect(request);
+    }();
+    if (!collected) {
+        s.report.notes.push_back(collected.error().message);
+        return std::nullopt;
+    }
+    if (collected->from_cache) s.report.cached.push_back("timeline");
+    return std::move(collected->timeline);
+}
+
+// The candidate's kernels only (its own and library ones such as cuBLAS; the worker's kp_harness_*
+// kernels fill inputs and flush L2), and the transfers inside their span. False when none is left.
+bool keep_the_candidates_work(gpu::Timeline& t) {
+    std::erase_if(t.kernels, [&](const gpu::TimelineKernel& k) { return k.name.find("kp_harness_") != std::string::npos; });
+    if (t.kernels.empty()) return false;
+    std::uint64_t lo = UINT64_MAX, hi = 0;
+    for (const auto& k : t.kernels) lo = std::min(lo, k.start_ns), hi = std::max(hi, k.end_ns);
+    std::erase_if(t.memcpys, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
+    std::erase_if(t.memsets, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
+    std::erase_if(t.synchronizations, [&](const auto& m) { return m.start_ns < lo || m.end_ns > hi; });
+    std::erase_if(t.runtime_api, [&](const auto& m) { return m.end_ns < lo || m.start_ns > hi; });
+    return true;
+}
+
+analysis::TimelineSummary per_call_summary(const gpu::TimelineSummary& s) {
+    analysis::TimelineSummary t;
+    const double calls = std::max(1, s.calls);
+    t.kernel_launches = static_cast<int>(std::lround(s.kernels_per_call));
+    t.kernel_seconds = s.kernel_duration.total_ns * 1e-9 / calls;
+    t.span_seconds = s.gpu_span_ns * 1e-9 / calls;
+    t.median_kernel_seconds = s.kernel_duration.median_ns * 1e-9;
+    t.mean_launch_latency_seconds = s.launch_overhead.mean_ns * 1e-9;
+    t.memcpy_count = static_cast<int>(std::lround(s.memcpy_total.count / calls));
+    t.memcpy_seconds = s.memcpy_total.total_ns * 1e-9 / calls;
+    t.host_synchronizations = static_cast<int>(std::lround(s.host_synchronization_calls / calls));
+    return t;
+}
+
+}  // namespace
+
+void collect_timeline(ProfileSession& s) {
+    if (!s.wants("timeline")) return;
+    const bool useful = s.options.timeline_always || !s.wants("ncu") || s.kernels.size() >= 2;
+    if (!useful) {
+        s.report.notes.push_back("timeline: skipped, one kernel launch per call (ask with --collectors ...,timeline)");
+        return;
+    }
+    auto traced = trace_the_call(s);
+    if (!traced) return;
+    if (!keep_the_candidates_work(*traced)) {
+        s.report.notes.push_back("timeline: no kernel of the candidate in the trace");
+        return;
+    }
+    // The trace holds the warm-up call too: iterations + 1 calls.
+    auto summary = per_call_summary(gpu::summarize_timeline(*traced, s.options.timeline_iterations + 1));
+    if (s.kernels.empty()) s.kernels.push_back(kernel_data(s, s.entry_kernels.empty() ? std::string("candidate") : s.entry_kernels.front()));
+    for (auto& data : s.kernels) data.timeline = summary;
+}
+
+}  // namespace kp::diagnose

@@ -1,0 +1,110 @@
+#include "optimize/gpu_evaluator.h"
+
+#include <algorithm>
+#include <system_error>
+
+#include "analysis/feedback.h"
+#include "common/files.h"
+#include "diagnose/profile_candidate.h"
+#include "profile/ptxas_report.h"
+#include "search/proposers/tuner_proposer.h"
+
+namespace kp::optimize {
+
+search::StatusClass status_class_of(FailureClass failure) {
+    using search::StatusClass;
+    switch (failure) {
+        case FailureClass::Ok: return StatusClass::ok;
+        case FailureClass::CompileError: return StatusClass::compile_error;
+        case FailureClass::RejectedByGuard: return StatusClass::rejected_by_guard;
+        case FailureClass::Crash: return StatusClass::crash;
+        case FailureClass::Timeout: return StatusClass::timeout;
+        case FailureClass::OutOfMemory: return StatusClass::out_of_memory;
+        case FailureClass::Incorrect: return StatusClass::incorrect;
+        case FailureClass::InvalidTiming: return StatusClass::invalid_timing;
+    }
+    return StatusClass::crash;
+}
+
+search::EvaluationOutcome outcome_from_report(const EvaluationReport& report) {
+    search::EvaluationOutcome out;
+    out.status = status_class_of(report.status);
+    out.message = report.message;
+    if (out.correct()) {
+        out.median_seconds = report.candidate_median_seconds();
+        out.speedup = report.speedup();
+        if (report.timing.is_object() && report.timing.contains("fraction_of_floor") &&
+            report.timing["fraction_of_floor"].is_number())
+            out.roofline_fraction = std::min(1.0, report.timing["fraction_of_floor"].get<double>());
+        if (report.timing.is_object() && report.timing.contains("roofline_floor"))
+            out.roofline_class = report.timing["roofline_floor"].value("bound", std::string()) + "_bound";
+    }
+    // Cheap compiler facts, for the tuner: the worst entry function of the candidate.
+    if (report.candidate_build && !report.candidate_build->ptxas_report.empty()) {
+        auto parsed = profile::parse_ptxas_report(report.candidate_build->ptxas_report);
+        if (parsed.ok()) {
+            search::CompilerFacts facts;
+            for (const auto& f : parsed->functions) {
+                if (!f.entry) continue;
+                facts.registers = std::max(facts.registers, f.registers);
+                facts.spill_bytes = std::max(facts.spill_bytes, f.spill_store_bytes + f.spill_load_bytes);
+                facts.shared_bytes = std::max(facts.shared_bytes, f.shared_bytes);
+            }
+            out.details["compiler"] = search::compiler_facts_to_json(facts);
+        }
+    }
+    out.details["evaluation_seconds"] = {{"compile", report.compile_seconds},
+                                         {"verify", report.verify_seconds},
+                                         {"time", report.time_seconds},
+                                         {"total", report.total_seconds}};
+    if (!report.warnings.empty()) out.details["warnings"] = report.warnings;
+    return out;
+}
+
+GpuEvaluator::GpuEvaluator(TaskSpec task, kp::Evaluator& evaluator, EvaluationOptions options,
+                           std::filesystem::path out_dir)
+    : task_(std::move(task)), evaluator_(evaluator), options_(std::move(options)), out_dir_(std::move(out_dir)) {}
+
+std::filesystem::path GpuEvaluator::source_path(const std::string& key) const {
+    return out_dir_ / "candidates" / (key.substr(0, 16) + ".cu");
+}
+
+std::filesystem::path GpuEvaluator::report_path(const std::string& key) const {
+    return out_dir_ / "evaluations" / (key.substr(0, 16) + ".json");
+}
+
+Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::EvaluationRequest& request) {
+    if (on_start_) on_start_(request);
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir_ / "candidates", ec);
+    std::filesystem::create_directories(out_dir_ / "evaluations", ec);
+    auto source = source_path(request.evaluation_key);
+    if (auto written = write_file_atomically(source, request.candidate.source); !written.ok()) return written.error();
+    EvaluationOptions options = options_;
+    options.candidate_parameters = request.candidate.params;
+    auto report = evaluator_.evaluate(task_, source, options);
+    if (!report.ok()) return report.error();
+    nlohmann::json json = report->to_json();
+    json["node_id"] = request.node_id;
+    json["run_id"] = request.run_id;
+    json["evaluation_key"] = request.evaluation_key;
+    if (auto saved = write_file_atomically(report_path(request.evaluation_key), json.dump(2) + "\n"); !saved.ok())
+        return saved.error();
+    auto outcome = outcome_from_report(*report);
+    outcome.details["report_path"] = report_path(request.evaluation_key).string();
+    if (profile_options_ && outcome.correct() && report->candidate_build) {
+        auto diagnosis = diagnose::profile_candidate(task_, *report->candidate_build, *profile_options_);
+        if (diagnosis.ok()) {
+            outcome.roofline_class = std::string(analysis::to_string(diagnosis->roofline.kind));
+            for (const auto& f : diagnosis->findings)
+                outcome.findings.push_back({f.tool, f.estimated_gain, f.summary + " " + f.guidance, nlohmann::json::object()});
+            outcome.findings_summary = analysis::render_llm_feedback(*diagnosis);
+            outcome.profiles["diagnosis"] = analysis::to_json(*diagnosis);
+        } else {
+            outcome.details["profile_error"] = diagnosis.error().message;
+        }
+    }
+    return outcome;
+}
+
+}  // namespace kp::optimize
