@@ -65,12 +65,12 @@ std::optional<double> ncu_seconds_per_call(const TaskSpec& task, const Evaluatio
 
 int main(int argc, char** argv) {
     CLI::App app{"bench_eval: evaluation latency, repeatability and agreement with ncu on the example tasks"};
-    std::string tasks_dir = std::string(KP_SOURCE_DIR) + "/tasks";
+    std::string tasks_dir = "tasks";  // run from the checkout, as scripts/gpu-check does
     std::string json_out;
     int repeats = 5;
     bool with_ncu = true;
     std::vector<std::string> only;
-    app.add_option("--tasks", tasks_dir, "Folder of example tasks");
+    app.add_option("--tasks", tasks_dir, "Folder of example tasks")->capture_default_str();
     app.add_option("--repeats", repeats, "Evaluations of the same candidate for the spread");
     app.add_option("--json", json_out, "Write all numbers to this file");
     app.add_option("--only", only, "Task names to run");

@@ -37,10 +37,6 @@ using json = nlohmann::json;
 
 namespace {
 
-#ifndef KP_SOURCE_DIR
-#define KP_SOURCE_DIR "."
-#endif
-
 constexpr double kWithin = 0.03;
 
 struct Space {
@@ -245,7 +241,7 @@ int main(int argc, char** argv) {
     bool synthetic = false;
     int seeds = 10;
     std::string strategy_name = "both";
-    app.add_option("--tasks", tasks, "Task folders (default: 5 example tasks with tuned.cu)");
+    app.add_option("--tasks", tasks, "Task folders (default: 5 example tasks with tuned.cu, under ./tasks)");
     app.add_option("--table", table_out, "Write the exhaustive table here (JSON)");
     app.add_option("--load", loads, "Replay recorded tables (one or more) instead of sweeping on the GPU")->check(CLI::ExistingFile);
     app.add_flag("--synthetic", synthetic, "Made-up landscapes over the tasks' spaces (no GPU): checks the harness");
@@ -257,7 +253,7 @@ int main(int argc, char** argv) {
     else strategies = {search::parse_search_strategy(strategy_name).value_or(search::SearchStrategy::mcts)};
     if (tasks.empty())
         for (const char* t : {"gelu_f16", "gemm_bf16", "histogram_u8", "jacobi5_f32", "sum_reduce_f32"})
-            tasks.push_back((fs::path(KP_SOURCE_DIR) / "tasks" / t).string());
+            tasks.push_back((fs::path("tasks") / t).string());  // run from the checkout
 
     std::vector<Space> spaces;
     if (!loads.empty()) {

@@ -1,11 +1,17 @@
 # kp_add_test(NAME SOURCES ... LIBS ... [LABELS ...]): one GoogleTest executable registered with
 # CTest. Tests that need a GPU call GTEST_SKIP() with the reason when none is found, so CI shows
-# them as skipped, never as passed.
+# them as skipped, never as passed. Test targets, and only they, know the source folder
+# (KP_SOURCE_DIR, read through tests/source_tree.h, which an environment variable overrides).
 include(GoogleTest)
+function(kp_add_test_paths target)
+  target_compile_definitions(${target} PRIVATE KP_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endfunction()
+
 function(kp_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
+  kp_add_test_paths(${name})
   set(props SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
   if(ARG_LABELS)
     list(APPEND props LABELS "${ARG_LABELS}")

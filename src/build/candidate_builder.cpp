@@ -1,7 +1,5 @@
 #include "build/candidate_builder.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -11,6 +9,7 @@
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/process.h"
+#include "common/resource_locator.h"
 #include "task/task_spec.h"
 
 namespace kp {
@@ -70,25 +69,10 @@ std::string library_flag(const std::string& name) {
 
 }  // namespace
 
-fs::path find_abi_include_directory() {
-    if (const char* dir = std::getenv("KERNELPRO_INCLUDE_DIR"); dir && *dir) return dir;
-    char self[4096];
-    ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        for (fs::path dir = fs::path(self).parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
-            if (fs::exists(dir / "include" / "kernelpro" / "abi.h")) return dir / "include";
-    }
-#ifdef KP_SOURCE_DIR
-    return fs::path(KP_SOURCE_DIR) / "include";
-#else
-    return "include";
-#endif
-}
-
 CandidateBuilder::CandidateBuilder(BuilderOptions options) : options_(std::move(options)) {
     if (options_.cache_directory.empty()) options_.cache_directory = cache_directory() / "build";
-    if (options_.include_directory.empty()) options_.include_directory = find_abi_include_directory();
+    if (options_.include_directory.empty())
+        if (auto abi = locate_abi_header()) options_.include_directory = abi->parent_path().parent_path();
 }
 
 const std::string& CandidateBuilder::toolchain_version() {
@@ -103,6 +87,7 @@ Result<BuildOutcome> CandidateBuilder::build(const BuildRequest& request) {
     auto source = read_text_file(request.source);
     if (!source.ok()) return source.error();
     if (!find_executable("nvcc")) return make_error("nvcc not found in PATH: install the CUDA toolkit or add its bin/ to PATH");
+    if (options_.include_directory.empty()) return locate_abi_header().error();
     auto abi_header = read_text_file(options_.include_directory / "kernelpro" / "abi.h");
     if (!abi_header.ok()) return make_error("kernelpro/abi.h not found under " + options_.include_directory.string());
 

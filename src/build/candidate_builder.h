@@ -48,7 +48,7 @@ struct BuilderOptions {
     std::filesystem::path cache_directory;  // default: kp::cache_directory()/build
     GpuArch arch;                           // default: sm_90a
     std::chrono::seconds timeout{300};
-    std::filesystem::path include_directory;  // holds kernelpro/abi.h; default: found automatically
+    std::filesystem::path include_directory;  // holds kernelpro/abi.h; default: from locate_abi_header()
     bool use_cache = true;
 };
 
@@ -69,9 +69,5 @@ private:
     BuilderOptions options_;
     std::string toolchain_version_;
 };
-
-// Where include/kernelpro/abi.h lives: $KERNELPRO_INCLUDE_DIR, else next to the executable
-// (../include), else the source tree this binary was built from.
-std::filesystem::path find_abi_include_directory();
 
 }  // namespace kp

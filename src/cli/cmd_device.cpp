@@ -14,10 +14,10 @@
 #include "cli/commands.h"
 #include "common/files.h"
 #include "common/process.h"
+#include "common/resource_locator.h"
 #include "gpu/ceilings.h"
 #include "gpu/ceilings_cache.h"
 #include "gpu/cuda_driver.h"
-#include "gpu/helper_paths.h"
 
 namespace kp::cli {
 
@@ -87,12 +87,8 @@ void show(const gpu::DeviceCeilings& ceilings, const DeviceOptions& options, con
 
 // Runs the helper and returns its parsed output; the error names the command and its stderr tail.
 Result<gpu::DeviceCeilings> measure(int device) {
-    auto helper = gpu::find_helper("kernelpro-ceilings");
-    if (!helper) {
-        std::string dirs;
-        for (const auto& dir : gpu::helper_search_directories()) dirs += (dirs.empty() ? "" : ", ") + dir.string();
-        return make_error("kernelpro-ceilings not found (looked in " + dirs + "; set KERNELPRO_HELPER_DIR)");
-    }
+    auto helper = locate_helper("kernelpro-ceilings");
+    if (!helper) return helper.error();
     std::fprintf(stderr, "kernelpro device: measuring ceilings with %s (about a minute) ...\n", helper->c_str());
     ProcessOptions process_options;
     process_options.timeout = std::chrono::minutes(10);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/process.h"
+#include "common/resource_locator.h"
 
 extern char** environ;
 
@@ -22,22 +23,7 @@ constexpr int kChannelFd = 3;
 using Clock = std::chrono::steady_clock;
 }  // namespace
 
-Result<fs::path> find_worker_executable() {
-    if (const char* explicit_path = std::getenv("KERNELPRO_WORKER"); explicit_path && *explicit_path) {
-        if (fs::exists(explicit_path)) return fs::path(explicit_path);
-        return make_error(std::string("KERNELPRO_WORKER=") + explicit_path + " does not exist");
-    }
-    char self[4096];
-    ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        fs::path dir = fs::path(self).parent_path();
-        for (const auto& candidate : {dir / "kernelpro-worker", dir.parent_path() / "bin" / "kernelpro-worker"})
-            if (fs::exists(candidate)) return candidate;
-    }
-    if (auto in_path = find_executable("kernelpro-worker")) return fs::path(*in_path);
-    return make_error("kernelpro-worker not found next to kernelpro or in PATH (set KERNELPRO_WORKER)");
-}
+Result<fs::path> find_worker_executable() { return locate_worker(); }
 
 Result<WorkerOutcome> run_worker(const WorkerRequest& request, const WorkerOptions& options) {
     fs::path executable = options.worker_executable;

@@ -39,7 +39,7 @@ struct WorkerOptions {
     std::function<void(const nlohmann::json&)> on_progress;  // progress messages, as they arrive
 };
 
-// $KERNELPRO_WORKER, else kernelpro-worker next to the running executable, else in PATH.
+// The resource locator's kernelpro-worker: $KERNELPRO_WORKER, else <exe>/../bin, else the build tree.
 Result<std::filesystem::path> find_worker_executable();
 
 // Runs one request in a fresh worker. Errors only when the worker cannot be started at all.

@@ -1,17 +1,15 @@
-// Finds kernelpro's helper programs and libraries (kernelpro-ceilings, libkp_timeline.so).
+// Finds kernelpro's helper programs and libraries (kernelpro-ceilings, libkp_timeline.so,
+// libkp_counters.so) through the resource locator.
 #pragma once
 
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace kp::gpu {
 
-// Where helpers are looked for, in order: $KERNELPRO_HELPER_DIR, the running binary's folder, its
-// ../lib, and the build tree's bin/ and lib/ (compiled in, for running from a build folder).
-std::vector<std::filesystem::path> helper_search_directories();
-
+// $KERNELPRO_HELPER_DIR/<name>, else <exe>/../bin or <exe>/../lib, else the build tree's bin/ or
+// lib/ (common/resource_locator.h; its locate_helper says where it looked).
 std::optional<std::filesystem::path> find_helper(const std::string& file_name);
 
 }  // namespace kp::gpu

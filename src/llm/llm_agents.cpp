@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/files.h"
+#include "common/resource_locator.h"
 
 namespace kp::llm {
 
@@ -50,20 +51,6 @@ std::string string_field(const nlohmann::json& j, const char* key) {
 }
 
 }  // namespace
-
-fs::path find_abi_header() {
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        const fs::path installed = exe.parent_path().parent_path() / "include" / "kernelpro" / "abi.h";
-        if (fs::is_regular_file(installed, ec)) return installed;
-    }
-#ifdef KP_SOURCE_DIR
-    return fs::path(KP_SOURCE_DIR) / "include" / "kernelpro" / "abi.h";
-#else
-    return "include/kernelpro/abi.h";
-#endif
-}
 
 std::string format_plan(const AnalystPlan& plan) {
     std::string out = plan.plan;
@@ -114,7 +101,9 @@ LlmAgents::LlmAgents(std::shared_ptr<ChatClient> client, LlmAgentsOptions option
 
 Result<LlmAgents> LlmAgents::create(std::shared_ptr<ChatClient> client, LlmAgentsOptions options) {
     if (!client) return make_error("LlmAgents: no chat client");
-    const fs::path dir = find_prompts_directory(options.prompts_dir);
+    auto prompts = find_prompts_directory(options.prompts_dir);
+    if (!prompts) return make_error("LlmAgents: " + prompts.error().message);
+    const fs::path& dir = *prompts;
     auto analyst = load_checked(dir, "analyst.md", kAnalystPlaceholders);
     if (!analyst) return analyst.error();
     auto coder = load_checked(dir, "coder.md", kCoderPlaceholders);
@@ -123,7 +112,9 @@ Result<LlmAgents> LlmAgents::create(std::shared_ptr<ChatClient> client, LlmAgent
     if (!fixer) return fixer.error();
     auto malformed = load_checked(dir, "malformed_reply.md", kMalformedPlaceholders);
     if (!malformed) return malformed.error();
-    auto abi = read_text_file(options.abi_header.empty() ? find_abi_header() : options.abi_header);
+    auto abi_path = options.abi_header.empty() ? locate_abi_header() : Result<fs::path>(options.abi_header);
+    if (!abi_path) return make_error("LlmAgents: " + abi_path.error().message);
+    auto abi = read_text_file(*abi_path);
     if (!abi) return make_error("LlmAgents: the ABI header: " + abi.error().message);
     return LlmAgents(std::move(client), std::move(options), std::move(*analyst), std::move(*coder),
                      std::move(*fixer), std::move(*malformed), std::move(*abi));

@@ -79,7 +79,7 @@ struct CandidateCode {
 
 struct LlmAgentsOptions {
     std::filesystem::path prompts_dir;   // empty: find_prompts_directory()
-    std::filesystem::path abi_header;    // empty: find_abi_header()
+    std::filesystem::path abi_header;    // empty: locate_abi_header()
     int malformed_reply_retries = 2;     // asks after an unusable reply, per call
     int analyst_max_tokens = 4096;       // 0: the client's default
     int coder_max_tokens = 0;
@@ -123,7 +123,5 @@ Result<AnalystPlan> parse_analyst_reply(const std::string& reply);
 // Reads a coder or fixer reply: the kernel, its tunables, the prose.
 Result<CandidateCode> parse_code_reply(const std::string& reply, bool hit_token_limit);
 
-// include/kernelpro/abi.h, installed (<exe>/../include) or in the source tree.
-std::filesystem::path find_abi_header();
 
 }  // namespace kp::llm

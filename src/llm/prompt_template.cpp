@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cstdlib>
 #include <sstream>
 
 #include "common/files.h"
+#include "common/resource_locator.h"
 
 namespace kp::llm {
 
@@ -156,20 +156,9 @@ Result<std::vector<ChatMessage>> PromptTemplate::render(const std::map<std::stri
     return messages;
 }
 
-fs::path find_prompts_directory(const fs::path& explicit_dir) {
+Result<fs::path> find_prompts_directory(const fs::path& explicit_dir) {
     if (!explicit_dir.empty()) return explicit_dir;
-    if (const char* env = std::getenv("KERNELPRO_PROMPTS_DIR"); env && *env) return env;
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        const fs::path installed = exe.parent_path().parent_path() / "share" / "kernelpro" / "prompts";
-        if (fs::is_directory(installed, ec)) return installed;
-    }
-#ifdef KP_SOURCE_DIR
-    return fs::path(KP_SOURCE_DIR) / "prompts";
-#else
-    return "prompts";
-#endif
+    return locate_prompts_directory();
 }
 
 }  // namespace kp::llm

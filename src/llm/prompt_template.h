@@ -50,8 +50,8 @@ private:
     std::vector<Section> sections_;
 };
 
-// Where prompt files live: `explicit_dir` if given, else $KERNELPRO_PROMPTS_DIR, else
-// <executable>/../share/kernelpro/prompts, else the source tree's prompts/.
-std::filesystem::path find_prompts_directory(const std::filesystem::path& explicit_dir = {});
+// Where prompt files live: `explicit_dir` if given, else the resource locator's answer
+// ($KERNELPRO_PROMPTS_DIR, <executable>/../share/kernelpro/prompts, the build tree's).
+Result<std::filesystem::path> find_prompts_directory(const std::filesystem::path& explicit_dir = {});
 
 }  // namespace kp::llm

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/process.h"
+#include "common/resource_locator.h"
 
 namespace kp::profile {
 namespace {
@@ -27,13 +28,12 @@ std::string env_name(const std::string& tool) {
     return name;
 }
 
-// Roots that may hold <repo>/.tools: the source tree this binary was built from, and the current
-// directory (for an installed binary run from a checkout).
+// Roots that may hold scripts/install-nvidia-tools' wheels: the resource locator's (installed as
+// libexec/kernelpro/nvidia; the build tree links it to the checkout's .tools/nvidia), and the
+// current directory's .tools (for a binary run from a checkout).
 std::vector<fs::path> tools_roots() {
     std::vector<fs::path> roots;
-#ifdef KP_SOURCE_DIR
-    roots.emplace_back(fs::path(KP_SOURCE_DIR) / ".tools" / "nvidia");
-#endif
+    if (auto installed = locate_nvidia_tools()) roots.push_back(*installed);
     std::error_code ec;
     roots.emplace_back(fs::current_path(ec) / ".tools" / "nvidia");
     return roots;

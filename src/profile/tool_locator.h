@@ -1,7 +1,7 @@
 // Finds NVIDIA command-line tools (ncu, nvdisasm, cuobjdump, nvcc). Order: the environment variable
 // KERNELPRO_<TOOL> (e.g. KERNELPRO_NVDISASM), PATH, /usr/local/cuda/bin, then the pip-installed
-// copies under <repo>/.tools/nvidia (scripts/install-nvidia-tools) and, for ncu, the usual
-// Nsight Compute install folders.
+// copies of scripts/install-nvidia-tools (libexec/kernelpro/nvidia through the resource locator,
+// then ./.tools/nvidia) and, for ncu, the usual Nsight Compute install folders.
 #pragma once
 
 #include <optional>

@@ -18,7 +18,7 @@ struct Entry {
 
 std::vector<Entry> read_manifest() {
     std::vector<Entry> entries;
-    auto root = toml::parse_file(std::string(KP_ADVERSARIAL_DIR) + "/manifest.toml");
+    auto root = toml::parse_file(kp::testing::source_path("tests/adversarial/manifest.toml").string());
     for (const auto& node : *root["candidate"].as_array()) {
         const auto& t = *node.as_table();
         Entry e{t["file"].value_or(std::string()), t["trick"].value_or(std::string()), t["expect"].value_or(std::string()), {}};
@@ -35,7 +35,7 @@ TEST(AdversarialSuite, ManifestCoversTheCatalogue) {
     auto entries = read_manifest();
     size_t cheats = 0;
     for (const auto& e : entries) {
-        EXPECT_TRUE(fs::exists(fs::path(KP_ADVERSARIAL_DIR) / e.file)) << e.file;
+        EXPECT_TRUE(fs::exists(kp::testing::source_path("tests/adversarial") / e.file)) << e.file;
         EXPECT_TRUE(parse_failure_class(e.expect).has_value()) << e.file << ": " << e.expect;
         if (e.expect != "ok") ++cheats;
     }
@@ -44,7 +44,7 @@ TEST(AdversarialSuite, ManifestCoversTheCatalogue) {
 
 TEST(AdversarialSuite, EveryCheatIsCaughtAndEveryHonestKernelPasses) {
     KP_SKIP_WITHOUT_GPU();
-    auto task = load_task(fs::path(KP_ADVERSARIAL_DIR) / "task");
+    auto task = load_task(kp::testing::source_path("tests/adversarial") / "task");
     ASSERT_TRUE(task.ok()) << task.error().message;
     BuilderOptions build_options;
     build_options.arch = detect_gpu_arch();
@@ -52,12 +52,12 @@ TEST(AdversarialSuite, EveryCheatIsCaughtAndEveryHonestKernelPasses) {
     auto entries = read_manifest();
     // Compile everything in parallel first; the evaluations then hit the cache.
     std::vector<BuildRequest> requests;
-    for (const auto& e : entries) requests.push_back({fs::path(KP_ADVERSARIAL_DIR) / e.file, {}, task->libraries, true});
+    for (const auto& e : entries) requests.push_back({kp::testing::source_path("tests/adversarial") / e.file, {}, task->libraries, true});
     builder.build_many(requests);
     Evaluator evaluator(builder, kp::testing::test_worker_options());
     size_t caught = 0, cheats = 0;
     for (const auto& e : entries) {
-        auto report = evaluator.evaluate(*task, fs::path(KP_ADVERSARIAL_DIR) / e.file, kp::testing::quick_evaluation_options());
+        auto report = evaluator.evaluate(*task, kp::testing::source_path("tests/adversarial") / e.file, kp::testing::quick_evaluation_options());
         ASSERT_TRUE(report.ok()) << e.file << ": " << report.error().message;
         std::string got = failure_class_name(report->status);
         bool as_expected = got == e.expect || std::find(e.also.begin(), e.also.end(), got) != e.also.end();

@@ -8,15 +8,14 @@
 #include <filesystem>
 
 #include "../gpu_test_support.h"
+#include "../source_tree.h"
 #include "build/candidate_builder.h"
 #include "eval/evaluator.h"
 
 namespace kp::testing {
 
 inline WorkerOptions test_worker_options() {
-    WorkerOptions w;
-    const char* env = std::getenv("KERNELPRO_WORKER");
-    w.worker_executable = env && *env ? std::filesystem::path(env) : std::filesystem::path(KP_WORKER_PATH);
+    WorkerOptions w;  // the worker through the resource locator: $KERNELPRO_WORKER, bin/, the build tree
     w.watchdog = std::chrono::seconds(60);
     return w;
 }

@@ -14,7 +14,7 @@ TEST(ExampleTasks, EveryHonestCandidatePasses) {
     CandidateBuilder builder(build_options);
     Evaluator evaluator(builder, kp::testing::test_worker_options());
     size_t evaluated = 0;
-    for (const auto& dir : fs::directory_iterator(fs::path(KP_SOURCE_DIR) / "tasks")) {
+    for (const auto& dir : fs::directory_iterator(kp::testing::source_path("tasks"))) {
         if (!fs::exists(dir.path() / "task.toml")) continue;
         auto task = load_task(dir.path());
         ASSERT_TRUE(task.ok()) << task.error().message;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../source_tree.h"
 #include "analysis/tool_registry.h"
 #include "common/process.h"
 #include "gpu/cuda_driver.h"
@@ -16,7 +17,7 @@
 
 namespace {
 
-const std::string kSource = KP_SOURCE_DIR;
+const std::string kSource = kp::testing::source_tree().string();
 const std::string kTask = kSource + "/tasks/transpose_f32";
 
 // The binary next to this build's, else `kernelpro` on PATH (a GPU bundle puts it there).
@@ -107,6 +108,7 @@ TEST(ProfileCommand, WithoutGpuPrintsTheOfflineReportAndExitsThree) {
 
 TEST(ProfileCommand, OfflineCollectorsOnlyExitZeroAndFeedbackIsCompact) {
     if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the candidate cannot be built";
+const std::string kSource = kp::testing::source_tree().string();
     auto run = run_profile({kTask, kTask + "/reference.cu", "--feedback", "--collectors", "sass,ptxas", "-q"});
     EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
     EXPECT_FALSE(run.stdout_text.empty());

@@ -72,7 +72,7 @@ TEST(OfflineProfile, SpillHeavyKernelReportsSpillsWithoutAnEnvironmentError) {
     if (!have_sass_tools()) GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the spill tool reads LDL/STL in SASS";
     kp::diagnose::ProfileOptions options;
     options.collectors = {"sass", "ptxas"};
-    auto run = profile_kernel(kTask, std::string(KP_DIAGNOSE_TEST_DIR) + "/spill_heavy.cu", options);
+    auto run = profile_kernel(kTask, kSource + "/tests/diagnose/spill_heavy.cu", options);
     ASSERT_TRUE(run.ok) << run.error;
     EXPECT_EQ(run.report["environment_error"], "");  // no GPU collector asked for: not an environment error
     ASSERT_FALSE(run.report["kernels"].empty());

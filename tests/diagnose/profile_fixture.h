@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../source_tree.h"
 #include "build/candidate_builder.h"
 #include "diagnose/profile_candidate.h"
 #include "gpu/cuda_driver.h"
@@ -16,7 +17,7 @@
 
 namespace kp::testing {
 
-inline const std::string kSource = KP_SOURCE_DIR;
+inline const std::string kSource = source_tree().string();
 inline const std::string kCorpus = kSource + "/tests/profile_corpus";
 inline const std::string kCorpusFixtures = kSource + "/tests/fixtures/h200-corpus/";
 

@@ -2,6 +2,7 @@
 // worker (shell scripts in fake_workers/ that report, crash, hang or exit like a worker might).
 #include <gtest/gtest.h>
 
+#include "../source_tree.h"
 #include "eval/worker_client.h"
 
 using namespace kp;
@@ -9,7 +10,7 @@ using namespace kp;
 namespace {
 WorkerOutcome run_fake(const std::string& script, std::chrono::milliseconds watchdog = std::chrono::seconds(20)) {
     WorkerOptions options;
-    options.worker_executable = std::string(KP_FAKE_WORKERS) + "/" + script;
+    options.worker_executable = kp::testing::source_path("tests/eval/fake_workers/" + script);
     options.watchdog = watchdog;
     WorkerRequest request;
     request.task = {{"name", "t"}};

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "common/process.h"
+#include "common/resource_locator.h"
 #include "gpu/ceilings.h"
 #include "gpu/cuda_driver.h"
-#include "gpu_test_paths.h"
 
 using namespace kp::gpu;
 
@@ -14,7 +14,9 @@ TEST(CeilingsOnGpu, MeasuresSaneRanges) {
     if (!driver) GTEST_SKIP() << driver.error().message;
     kp::ProcessOptions options;
     options.timeout = std::chrono::minutes(10);
-    auto run = kp::run_process({ceilings_binary()}, options);
+    auto ceilings = kp::locate_helper("kernelpro-ceilings");
+    ASSERT_TRUE(ceilings.ok()) << ceilings.error().message;
+    auto run = kp::run_process({ceilings->string()}, options);
     ASSERT_TRUE(run.ok()) << run.error().message;
     ASSERT_TRUE(run->succeeded()) << run->describe_failure() << "\n" << run->stderr_text;
     std::cout << run->stderr_text;

@@ -6,9 +6,9 @@
 
 #include "common/files.h"
 #include "common/process.h"
+#include "common/resource_locator.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/timeline.h"
-#include "gpu_test_paths.h"
 
 using namespace kp::gpu;
 
@@ -20,8 +20,13 @@ TEST(TimelineOnGpu, InjectionRecordsTheProbeProgram) {
     auto trace = *dir / "trace.json";
     kp::ProcessOptions options;
     options.timeout = std::chrono::minutes(2);
-    options.extra_environment = {{"CUDA_INJECTION64_PATH", timeline_library()}, {"KP_TIMELINE_OUT", trace.string()}};
-    auto run = kp::run_process({timeline_probe()}, options);
+    auto library = kp::locate_helper("libkp_timeline.so");
+    ASSERT_TRUE(library.ok()) << library.error().message;
+    // timeline_probe is built next to this test (and bundled next to it by make-gpu-bundle).
+    auto self = kp::running_executable();
+    ASSERT_TRUE(self.has_value());
+    options.extra_environment = {{"CUDA_INJECTION64_PATH", library->string()}, {"KP_TIMELINE_OUT", trace.string()}};
+    auto run = kp::run_process({(self->parent_path() / "timeline_probe").string()}, options);
     ASSERT_TRUE(run.ok()) << run.error().message;
     ASSERT_TRUE(run->succeeded()) << run->describe_failure() << "\n" << run->stderr_text;
 

@@ -86,7 +86,7 @@ TEST(PromptTemplate, ShippedPromptsLoad) {
     auto agents = LlmAgents::create(std::make_shared<Stub>());
     ASSERT_TRUE(agents.ok()) << agents.error().message;
     for (const char* name : {"analyst.md", "coder.md", "fixer.md"}) {
-        auto t = PromptTemplate::load(find_prompts_directory() / name);
+        auto t = PromptTemplate::load(find_prompts_directory().value() / name);
         ASSERT_TRUE(t.ok()) << t.error().message;
         auto messages = t->render([&] {
             std::map<std::string, std::string> values;

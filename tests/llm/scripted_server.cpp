@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "../source_tree.h"
 #include "common/files.h"
 
 namespace kp::llm::testing {
@@ -61,7 +62,7 @@ std::vector<ReceivedRequest> ScriptedServer::received() const {
 }
 
 std::filesystem::path fixture_path(const std::string& name) {
-    return std::filesystem::path(KP_SOURCE_DIR) / "tests" / "llm" / "fixtures" / name;
+    return kp::testing::source_path("tests/llm/fixtures/" + name);
 }
 
 std::string fixture(const std::string& name) {

@@ -282,7 +282,7 @@ TEST(TimelineCollector, RunsTheProgramUnderTheInjectionAndCachesTheTrace) {
     ASSERT_TRUE(dir);
     const fs::path library = *dir / "libkp_timeline.so";
     ASSERT_TRUE(kp::write_file_atomically(library, "not really a library"));
-    const std::string trace = std::string(KP_SOURCE_DIR) + "/tests/gpu/fixtures/timeline_small.json";
+    const std::string trace = kp::testing::source_path("tests/gpu/fixtures/timeline_small.json").string();
     const fs::path runs = *dir / "runs";
     const fs::path program = *dir / "traced";
     ASSERT_TRUE(kp::write_file_atomically(program, "#!/bin/sh\necho run >> '" + runs.string() + "'\n"

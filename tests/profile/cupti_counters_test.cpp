@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../source_tree.h"
 #include "common/files.h"
 #include "profile/cupti_counter_collector.h"
 #include "profile/kernel_names.h"
@@ -130,7 +131,7 @@ TEST(CounterReply, OnlyCountersAreCounted) {
 
 namespace {
 
-const std::filesystem::path kCorpusFixtures = std::filesystem::path(KP_SOURCE_DIR) / "tests/fixtures/h200-corpus";
+const std::filesystem::path kCorpusFixtures = kp::testing::source_path("tests/fixtures/h200-corpus");
 
 std::string slurp(const std::filesystem::path& path) {
     auto text = kp::read_text_file(path);

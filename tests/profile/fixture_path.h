@@ -1,4 +1,4 @@
-// Locates the recorded fixtures in the source tree.
+// Locates the recorded fixtures in the source tree (tests/source_tree.h).
 #pragma once
 
 #include <filesystem>
@@ -6,12 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include "../source_tree.h"
 #include "common/files.h"
 
 namespace kp::testing {
 
 inline std::filesystem::path fixture_path(const std::string& relative) {
-    return std::filesystem::path(KP_SOURCE_DIR) / "tests" / "fixtures" / relative;
+    return source_path("tests/fixtures/" + relative);
 }
 
 inline std::string read_fixture(const std::string& relative) {

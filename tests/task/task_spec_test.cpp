@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../source_tree.h"
 #include "common/files.h"
 #include "task/task_spec.h"
 
@@ -123,7 +124,7 @@ TEST(TaskSpec, StridedStorage) {
 }
 
 TEST(TaskSpec, ExampleTasksInTheRepositoryAreValid) {
-    fs::path tasks = fs::path(KP_SOURCE_DIR) / "tasks";
+    fs::path tasks = kp::testing::source_path("tasks");
     int count = 0;
     for (const auto& entry : fs::directory_iterator(tasks)) {
         if (!fs::exists(entry.path() / "task.toml")) continue;
