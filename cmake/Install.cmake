@@ -1,0 +1,31 @@
+# `cmake --install build --prefix P` makes a relocatable prefix; the resource locator finds
+# everything relative to P/bin (docs/install.md):
+#   bin/                      kernelpro, kernelpro-worker, kernelpro-ceilings
+#   lib/                      libkp_timeline.so, libkp_counters.so (CUPTI, loaded at run time)
+#   include/kernelpro/        abi.h, the candidate ABI
+#   share/kernelpro/prompts   the LLM prompt templates
+#   share/kernelpro/tasks     the example tasks
+#   libexec/kernelpro/nvidia  nvdisasm and cuobjdump from PyPI, when scripts/install-nvidia-tools
+#                             fetched them (the CUDA toolkit's own are used otherwise)
+# The folder names are fixed (no lib64): the locator looks for exactly these.
+
+# Programs look for the libraries they link next to them first; the worker also needs the CUDA
+# runtime, which it links from the toolkit.
+set_target_properties(kernelpro PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
+set_target_properties(kernelpro-worker PROPERTIES INSTALL_RPATH "$ORIGIN/../lib;${CUDAToolkit_LIBRARY_DIR}")
+install(TARGETS kernelpro kernelpro-worker RUNTIME DESTINATION bin)
+foreach(library kp_timeline kp_counters)
+  if(TARGET ${library})
+    install(TARGETS ${library} LIBRARY DESTINATION lib)
+  endif()
+endforeach()
+get_property(KP_CEILINGS_BINARY GLOBAL PROPERTY KP_CEILINGS_BINARY)
+if(KP_CEILINGS_BINARY)
+  install(PROGRAMS ${KP_CEILINGS_BINARY} DESTINATION bin)
+endif()
+
+install(FILES ${PROJECT_SOURCE_DIR}/include/kernelpro/abi.h DESTINATION include/kernelpro)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/prompts/ DESTINATION share/kernelpro/prompts)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/tasks/ DESTINATION share/kernelpro/tasks)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/.tools/nvidia/ DESTINATION libexec/kernelpro/nvidia
+        USE_SOURCE_PERMISSIONS OPTIONAL)
