@@ -1,5 +1,5 @@
 // The device's peak rates and limits. Another part of kernelpro measures real ones; the H200
-// datasheet values below are the fallback (profiling-reference §6). FLOP/s figures are at
+// datasheet values below are the fallback (docs/device.md). FLOP/s figures are at
 // sm_clock_hz; the roofline rescales them to the clock measured during the profile, because heavy
 // kernels run well below the maximum clock (1.59-1.80 GHz for tensor work on H200).
 #pragma once

@@ -18,8 +18,8 @@ struct PeakRates {
     double flops_for(const std::string& precision) const;
 };
 
-// Datasheet peaks of the H200 SXM (profiling-reference.md §6), with the boost clock, so they are
-// upper bounds on what any kernel achieves.
+// Datasheet peaks of the H200 SXM (docs/device.md, "H200 SXM reference figures"), with the boost
+// clock, so they are upper bounds on what any kernel achieves.
 PeakRates h200_datasheet_peaks();
 
 struct RooflineFloor {

@@ -56,7 +56,7 @@ void from_json(const nlohmann::json& j, DeviceCeilings& c);
 
 Result<DeviceCeilings> parse_ceilings_json(const std::string& text);
 
-// H200 SXM numbers from the datasheet and profiling-reference §6 (dense tensor rates at 1.83 GHz),
+// H200 SXM numbers from the datasheet and docs/device.md (dense tensor rates at 1.83 GHz),
 // labelled as such. DRAM is the datasheet 4.8 TB/s, L2 the 10.3 TB/s derived from ncu peaks.
 DeviceCeilings h200_datasheet_ceilings(const std::string& why);
 

@@ -48,7 +48,7 @@ std::string format_cuda_version(int version);
 void to_json(nlohmann::json& j, const DeviceInfo& info);
 void from_json(const nlohmann::json& j, DeviceInfo& info);
 
-// The H200 SXM as documented (profiling-reference §6); used when no GPU is present.
+// The H200 SXM as documented (docs/device.md, "H200 SXM reference figures"); used when no GPU is present.
 DeviceInfo h200_reference_device();
 
 }  // namespace kp::gpu

@@ -49,7 +49,7 @@ struct NcuResult {
     bool from_cache = false;
 };
 
-// Our model of ncu's replay cost, from passes measured on an H200 (profiling-reference §2.2, §3.3).
+// Our model of ncu's replay cost, from passes measured on an H200 (docs/profiling.md, "Replay passes").
 int estimate_ncu_replay_passes(const std::vector<std::string>& metrics, const std::vector<std::string>& sections,
                                bool source_page);
 

@@ -1,5 +1,5 @@
 // gpu-labelled: runs kernelpro-ceilings on the GPU and checks that every number is in a sane range
-// (and, on an H200, near the figures in profiling-reference §6). Skipped without a GPU.
+// (and, on an H200, near the figures in docs/device.md). Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include "common/process.h"
@@ -53,7 +53,7 @@ TEST(CeilingsOnGpu, MeasuresSaneRanges) {
     EXPECT_GT(*c.value("fp32_fma"), *c.value("fp64_fma"));
 
     if (c.device.name.find("H200") != std::string::npos) {
-        // profiling-reference §6: copy about 4.3 TB/s, FP32 66.9 and FP64 33.5 TFLOP/s at 1.98 GHz,
+        // docs/device.md: copy about 4.3 TB/s, FP32 66.9 and FP64 33.5 TFLOP/s at 1.98 GHz,
         // cuBLAS bf16 8192^3 770-800 TFLOP/s.
         EXPECT_GT(*c.value("dram_copy"), 3.5e12);
         EXPECT_GT(*c.value("fp32_fma"), 45e12);

@@ -59,7 +59,7 @@ TEST(DeviceInfo, JsonRoundTrip) {
     EXPECT_EQ(back.l2_cache_bytes, 62914560);
     EXPECT_EQ(back.memory_bus_width_bits, 6016);
     EXPECT_EQ(back.sm_target(), "sm_90");
-    // 2 x 3201 MHz x 752 B = 4.81 TB/s, profiling-reference §6.
+    // 2 x 3201 MHz x 752 B = 4.81 TB/s, docs/device.md.
     EXPECT_NEAR(back.theoretical_dram_bytes_per_second(), 4.81e12, 0.01e12);
 }
 

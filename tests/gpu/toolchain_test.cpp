@@ -18,7 +18,7 @@ TEST(Toolchain, ParsesNvccVersion) {
 }
 
 TEST(Toolchain, ParsesNsightStyleVersions) {
-    // ncu and compute-sanitizer print "Version <year>.<n>..." (profiling-reference fixtures).
+    // ncu and compute-sanitizer print "Version <year>.<n>...", as recorded on the H200.
     EXPECT_EQ(parse_tool_version("NVIDIA (R) Nsight Compute Command Line Profiler\n"
                                  "Copyright (c) 2018-2025 NVIDIA Corporation\n"
                                  "Version 2025.3.1.0 (build 36398880) (public-release)\n"),

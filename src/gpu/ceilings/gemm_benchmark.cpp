@@ -1,5 +1,5 @@
 // Tensor-core rate: an 8192^3 cuBLAS GEMM on random bf16 or fp16 data (fp32 accumulation), the
-// shape the datasheet-vs-measured comparisons in profiling-reference §6 use. cuBLAS is opened at
+// shape the datasheet-vs-measured comparisons in docs/device.md use. cuBLAS is opened at
 // run time, so a machine without it still gets the other ceilings.
 #include <cublas_api.h>
 
