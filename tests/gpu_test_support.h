@@ -2,21 +2,18 @@
 // (with the reason), never as passed.
 #pragma once
 
-#include <dlfcn.h>
-
 #include <optional>
 #include <string>
+
+#include "gpu/cuda_driver.h"
 
 namespace kp::testing {
 
 inline std::optional<std::string> no_gpu_reason() {
-    void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!cuda) return std::string("no GPU: libcuda.so.1 not found (GPU tests run through scripts/gpu-check on the device)");
-    auto init = reinterpret_cast<int (*)(unsigned)>(::dlsym(cuda, "cuInit"));
-    auto count = reinterpret_cast<int (*)(int*)>(::dlsym(cuda, "cuDeviceGetCount"));
-    int n = 0;
-    if (!init || !count || init(0) != 0 || count(&n) != 0 || n == 0)
-        return std::string("no GPU: the CUDA driver reports no device");
+    auto driver = kp::gpu::CudaDriver::load();
+    if (!driver) return driver.error().message + " (GPU tests run through scripts/gpu-check on the device)";
+    auto count = driver->device_count();
+    if (!count || *count == 0) return std::string("no GPU: the CUDA driver reports no device");
     return std::nullopt;
 }
 

@@ -15,16 +15,18 @@ std::optional<double> thread_inst(const MetricReader& m, std::string_view op) {
     return m.counter_sum("smsp__" + suffix);
 }
 
-double peak_for(const DeviceCeilings& c, FlopPrecision precision) {
-    switch (precision) {
-        case FlopPrecision::fp32: return c.fp32_flops;
-        case FlopPrecision::fp64: return c.fp64_flops;
-        case FlopPrecision::fp16: return c.fp16_flops;
-        case FlopPrecision::bf16_tensor: return c.bf16_tensor_flops;
-        case FlopPrecision::tf32_tensor: return c.tf32_tensor_flops;
-        case FlopPrecision::fp8_tensor: return c.fp8_tensor_flops;
-    }
-    return c.fp32_flops;
+// The ceilings the roofline compares against, all at the reference clock (DRAM and L2 as they are).
+struct Peaks {
+    double clock_hz, dram, l2, l1, fp32, fp64, fp16, bf16_tensor, tf32_tensor, fp8_tensor;
+    int sm_count;
+};
+
+Peaks peaks_of(const gpu::DeviceCeilings& c) {
+    namespace name = gpu::ceiling_name;
+    return {c.reference_clock_hz(),           c.at_reference_clock(name::dram),        c.at_reference_clock(name::l2),
+            c.at_reference_clock(name::l1),   c.at_reference_clock(name::fp32),        c.at_reference_clock(name::fp64),
+            c.at_reference_clock(name::fp16), c.at_reference_clock(name::tensor_bf16), c.at_reference_clock(name::tensor_tf32),
+            c.at_reference_clock(name::tensor_fp8), c.device.sm_count};
 }
 
 }  // namespace
@@ -66,16 +68,19 @@ const std::vector<std::string>& roofline_metric_names() {
 
 Result<RooflineResult> classify_roofline(const ProfileData& data) {
     if (!data.metrics) return make_error("roofline: no ncu metrics for " + data.kernel_name);
+    if (!data.ceilings.known())
+        return make_error("roofline: no ceilings for " + (data.ceilings.device.name.empty() ? std::string("this GPU") : data.ceilings.device.name) +
+                          " (no datasheet table and not measured: run `kernelpro device`)");
     MetricReader m(&*data.metrics);
-    const DeviceCeilings& c = data.ceilings;
+    const Peaks c = peaks_of(data.ceilings);
     RooflineResult r;
 
     auto duration_ns = m.get("gpu__time_duration.sum");
     if (!duration_ns || *duration_ns <= 0) return make_error("roofline: gpu__time_duration.sum missing for " + data.kernel_name);
     r.duration_seconds = *duration_ns * 1e-9;
     r.sm_clock_hz = m.first_of({"sm__cycles_elapsed.avg.per_second", "gpc__cycles_elapsed.avg.per_second",
-                                "smsp__cycles_elapsed.avg.per_second"}).value_or(c.sm_clock_hz);
-    const double clock_scale = c.sm_clock_hz > 0 ? r.sm_clock_hz / c.sm_clock_hz : 1.0;
+                                "smsp__cycles_elapsed.avg.per_second"}).value_or(c.clock_hz);
+    const double clock_scale = c.clock_hz > 0 ? r.sm_clock_hz / c.clock_hz : 1.0;
     const double t = r.duration_seconds;
 
     // FLOPs by precision.
@@ -84,10 +89,10 @@ Result<RooflineResult> classify_roofline(const ProfileData& data) {
     r.flops.fp64 = inst("dadd") + inst("dmul") + 2 * inst("dfma");
     r.flops.fp16 = 2 * inst("hadd") + 2 * inst("hmul") + 4 * inst("hfma");
     const std::array<std::pair<const char*, double>, 4> tensor_paths = {{
-        {"sm__ops_path_tensor_src_bf16_dst_fp32", c.bf16_tensor_flops},
-        {"sm__ops_path_tensor_src_fp16", c.bf16_tensor_flops},
-        {"sm__ops_path_tensor_src_tf32_dst_fp32", c.tf32_tensor_flops},
-        {"sm__ops_path_tensor_src_fp8_sparsity_off", c.fp8_tensor_flops},
+        {"sm__ops_path_tensor_src_bf16_dst_fp32", c.bf16_tensor},
+        {"sm__ops_path_tensor_src_fp16", c.bf16_tensor},
+        {"sm__ops_path_tensor_src_tf32_dst_fp32", c.tf32_tensor},
+        {"sm__ops_path_tensor_src_fp8_sparsity_off", c.fp8_tensor},
     }};
     for (const auto& [path, peak] : tensor_paths) {
         double ops = m.counter_sum(path).value_or(0.0);
@@ -107,9 +112,9 @@ Result<RooflineResult> classify_roofline(const ProfileData& data) {
     if (auto l1 = m.get("l1tex__t_bytes.sum")) r.l1_bytes = *l1;
     else r.l1_bytes = 32.0 * m.get_or("l1tex__t_sectors.sum", 0);
 
-    r.dram_sol = c.dram_bytes_per_second > 0 ? r.dram_bytes / (c.dram_bytes_per_second * t) : 0;
-    r.l2_sol = c.l2_bytes_per_second > 0 ? r.l2_bytes / (c.l2_bytes_per_second * t) : 0;
-    r.l1_sol = c.l1_bytes_per_second > 0 ? r.l1_bytes / (c.l1_bytes_per_second * clock_scale * t) : 0;
+    r.dram_sol = c.dram > 0 ? r.dram_bytes / (c.dram * t) : 0;
+    r.l2_sol = c.l2 > 0 ? r.l2_bytes / (c.l2 * t) : 0;
+    r.l1_sol = c.l1 > 0 ? r.l1_bytes / (c.l1 * clock_scale * t) : 0;
     // The L1 data pipe moves one wavefront per cycle per SM.
     const double sm_cycles = m.get("sm__cycles_elapsed.avg").value_or(r.sm_clock_hz * t);
     double wavefront_sol = 0;
@@ -118,9 +123,9 @@ Result<RooflineResult> classify_roofline(const ProfileData& data) {
     else if (auto pct = m.get("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed")) wavefront_sol = *pct / 100.0;
     r.l1_sol = std::max(r.l1_sol, wavefront_sol);
 
-    r.fp32_sol = c.fp32_flops > 0 ? r.flops.fp32 / (c.fp32_flops * clock_scale * t) : 0;
-    r.fp64_sol = c.fp64_flops > 0 ? r.flops.fp64 / (c.fp64_flops * clock_scale * t) : 0;
-    r.fp16_sol = c.fp16_flops > 0 ? r.flops.fp16 / (c.fp16_flops * clock_scale * t) : 0;
+    r.fp32_sol = c.fp32 > 0 ? r.flops.fp32 / (c.fp32 * clock_scale * t) : 0;
+    r.fp64_sol = c.fp64 > 0 ? r.flops.fp64 / (c.fp64 * clock_scale * t) : 0;
+    r.fp16_sol = c.fp16 > 0 ? r.flops.fp16 / (c.fp16 * clock_scale * t) : 0;
 
     r.achieved_flops_per_second = r.flops.total() / t;
     r.dram_bytes_per_second = r.dram_bytes / t;
@@ -161,10 +166,10 @@ Result<RooflineResult> classify_roofline(const ProfileData& data) {
     // Floor time from what the task needs at minimum.
     double floor = 0;
     if (data.task.min_flops) {
-        double peak = peak_for(c, data.task.precision) * clock_scale;
+        double peak = gpu::flops_ceiling(data.ceilings, data.task.precision) * clock_scale;
         if (peak > 0) floor = std::max(floor, *data.task.min_flops / peak);
     }
-    if (data.task.min_bytes && c.dram_bytes_per_second > 0) floor = std::max(floor, *data.task.min_bytes / c.dram_bytes_per_second);
+    if (data.task.min_bytes && c.dram > 0) floor = std::max(floor, *data.task.min_bytes / c.dram);
     if (floor > 0) {
         r.floor_seconds = floor;
         r.fraction_of_floor = floor / t;

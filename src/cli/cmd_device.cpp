@@ -1,7 +1,7 @@
 // kernelpro device [--json] [--refresh] [--device N]: the GPU's limits and its measured ceilings
 // (DRAM and L2 bandwidth, FP32/FP64 and tensor-core rates). The ceilings come from the
 // kernelpro-ceilings helper, cached per GPU name and driver version under
-// cache_directory()/ceilings/; --refresh measures again. Without a GPU it shows H200 datasheet
+// cache_directory()/ceilings/; --refresh measures again. Without a GPU it shows the H200 datasheet
 // values, labelled as such, and exits 0. Exit 3 when a GPU is present but measuring failed.
 #include <cstdio>
 #include <memory>
@@ -18,6 +18,7 @@
 #include "gpu/ceilings.h"
 #include "gpu/ceilings_cache.h"
 #include "gpu/cuda_driver.h"
+#include "gpu/datasheets.h"
 
 namespace kp::cli {
 
@@ -107,13 +108,13 @@ int run_device(const DeviceOptions& options) {
     if (!driver) {
         std::fprintf(stderr, "kernelpro device: %s; showing datasheet values (measuring needs a GPU)\n",
                      driver.error().message.c_str());
-        show(gpu::h200_datasheet_ceilings(driver.error().message), options, "");
+        show(gpu::no_gpu_ceilings(driver.error().message), options, "");
         return kExitOk;
     }
     auto info = driver->device_info(options.device);
     if (!info) {
         std::fprintf(stderr, "kernelpro device: %s\n", info.error().message.c_str());
-        show(gpu::h200_datasheet_ceilings("no GPU: " + info.error().message), options, "");
+        show(gpu::no_gpu_ceilings("no GPU: " + info.error().message), options, "");
         return kExitOk;
     }
     const std::string driver_version = gpu::ceilings_driver_version(driver->driver_version());

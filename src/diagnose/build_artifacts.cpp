@@ -11,13 +11,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-analysis::FlopPrecision precision_of(const std::string& p) {
-    if (p == "f64") return analysis::FlopPrecision::fp64;
-    if (p == "bf16" || p == "f16") return analysis::FlopPrecision::bf16_tensor;
-    if (p == "tf32") return analysis::FlopPrecision::tf32_tensor;
-    return analysis::FlopPrecision::fp32;
-}
-
 // Line info names the file nvcc compiled (a scratch copy, renamed into the build cache
 // afterwards): show the candidate's own name instead.
 void name_source_lines_as_the_candidate(profile::SassFunction& function, const ProfileSession& s) {
@@ -85,7 +78,7 @@ analysis::ProfileData kernel_data(ProfileSession& s, const std::string& kernel_n
     data.ceilings = s.ceilings.value;
     if (s.task.cost.flops > 0) data.task.min_flops = s.task.cost.flops;
     if (s.task.cost.bytes > 0) data.task.min_bytes = s.task.cost.bytes;
-    data.task.precision = precision_of(s.task.cost.precision);
+    data.task.precision = gpu::flop_precision_of_task(s.task.cost.precision);
     if (s.sass)
         if (const profile::SassFunction* f = s.sass->find_function(kernel_name)) {
             data.sass_function = *f;

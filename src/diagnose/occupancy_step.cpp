@@ -42,23 +42,7 @@ gpu::LaunchConfiguration launch_of(const analysis::ProfileData& data) {
     return launch;
 }
 
-analysis::OccupancyInfo from_calculator(const gpu::OccupancyResult& r, const gpu::OccupancyLimits& limits,
-                                        const gpu::LaunchConfiguration& launch) {
-    analysis::OccupancyInfo info;
-    info.block_size = launch.threads_per_block;
-    info.registers_per_thread = launch.registers_per_thread;
-    info.shared_bytes_per_block = static_cast<double>(launch.static_shared_memory_bytes + launch.dynamic_shared_memory_bytes);
-    info.block_limits = {{"warps", r.blocks_limit_warps},
-                         {"registers", r.blocks_limit_registers},
-                         {"shared_memory", r.blocks_limit_shared_memory},
-                         {"blocks", r.blocks_limit_blocks}};
-    info.theoretical_warps_per_sm = r.active_warps_per_sm;
-    info.max_warps_per_sm = limits.max_warps_per_sm;
-    info.source = "calculator";
-    return info;
-}
-
-void set_achieved(analysis::OccupancyInfo& occupancy, const profile::KernelMetrics& m) {
+void set_achieved(gpu::Occupancy& occupancy, const profile::KernelMetrics& m) {
     if (auto pct = m.number("sm__warps_active.avg.pct_of_peak_sustained_active"))
         occupancy.achieved_warps_per_sm = *pct / 100.0 * occupancy.max_warps_per_sm;
     else if (auto warps = m.number("sm__warps_active.avg.per_cycle_active"))
@@ -77,12 +61,12 @@ void reconcile_occupancy(ProfileSession& s) {
         auto from_driver = analysis::occupancy_from_metrics(*data.metrics, s.ceilings.value);
         if (from_driver && from_driver->source == "driver") {
             data.occupancy = *from_driver;
-            if (occ && std::abs(occ->active_warps_per_sm - from_driver->theoretical_warps_per_sm) >= 1.0)
+            if (occ && std::abs(occ->active_warps_per_sm - from_driver->active_warps_per_sm) >= 1.0)
                 s.report.notes.push_back(fmt::format("occupancy {}: our calculator gives {} warps per SM, the driver {} (using the driver's)",
                                                      short_kernel_name(data.kernel_name), occ->active_warps_per_sm,
-                                                     from_driver->theoretical_warps_per_sm));
+                                                     from_driver->active_warps_per_sm));
         } else if (occ) {
-            data.occupancy = from_calculator(*occ, s.ceilings.limits, launch);
+            data.occupancy = *occ;
         } else if (from_driver) {
             data.occupancy = *from_driver;
         }

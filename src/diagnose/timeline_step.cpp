@@ -2,7 +2,6 @@
 // libkp_timeline.so. Host gaps and launch overhead only exist between launches, so by default it
 // runs when the counters saw two or more kernels in a call (or when no counters were collected to
 // say); asked for by name, it always runs.
-#include <cmath>
 #include <cstdint>
 
 #include "diagnose/profile_steps.h"
@@ -57,20 +56,6 @@ bool keep_the_candidates_work(gpu::Timeline& t) {
     return true;
 }
 
-analysis::TimelineSummary per_call_summary(const gpu::TimelineSummary& s) {
-    analysis::TimelineSummary t;
-    const double calls = std::max(1, s.calls);
-    t.kernel_launches = static_cast<int>(std::lround(s.kernels_per_call));
-    t.kernel_seconds = s.kernel_duration.total_ns * 1e-9 / calls;
-    t.span_seconds = s.gpu_span_ns * 1e-9 / calls;
-    t.median_kernel_seconds = s.kernel_duration.median_ns * 1e-9;
-    t.mean_launch_latency_seconds = s.launch_overhead.mean_ns * 1e-9;
-    t.memcpy_count = static_cast<int>(std::lround(s.memcpy_total.count / calls));
-    t.memcpy_seconds = s.memcpy_total.total_ns * 1e-9 / calls;
-    t.host_synchronizations = static_cast<int>(std::lround(s.host_synchronization_calls / calls));
-    return t;
-}
-
 }  // namespace
 
 void collect_timeline(ProfileSession& s) {
@@ -87,7 +72,7 @@ void collect_timeline(ProfileSession& s) {
         return;
     }
     // The trace holds the warm-up call too: iterations + 1 calls.
-    auto summary = per_call_summary(gpu::summarize_timeline(*traced, s.options.timeline_iterations + 1));
+    auto summary = gpu::summarize_timeline(*traced, s.options.timeline_iterations + 1);
     if (s.kernels.empty()) s.kernels.push_back(kernel_data(s, s.entry_kernels.empty() ? std::string("candidate") : s.entry_kernels.front()));
     for (auto& data : s.kernels) data.timeline = summary;
 }

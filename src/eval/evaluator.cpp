@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 
+#include "common/files.h"
 #include "eval/roofline_floor.h"
 
 namespace kp {
@@ -49,6 +50,29 @@ std::vector<std::string> reference_data_sets(const TaskSpec& task) {
     std::sort(sets.begin(), sets.end());
     return sets;
 }
+
+namespace {
+
+// The fraction of the roofline the candidate reaches, and the plausibility check: a median under
+// the datasheet's floor cannot be real, the timing missed work (roofline_floor.h).
+void apply_roofline_floors(const TaskSpec& task, EvaluationReport& report) {
+    TaskFloors floors = task_floors(task, report.device, cache_directory());
+    for (const auto& note : floors.notes) report.warnings.push_back(note);
+    auto median = report.candidate_median_seconds();
+    if (floors.target) {
+        report.timing["roofline_floor"] = floors.target->to_json();
+        if (median && *median > 0) report.timing["fraction_of_floor"] = floors.target->seconds() / *median;
+    }
+    if (!floors.plausibility || !median || *median <= 0) return;
+    report.timing["plausibility_floor_seconds"] = floors.plausibility->seconds();
+    if (*median >= floors.plausibility->seconds()) return;
+    report.status = FailureClass::InvalidTiming;
+    report.message = "measured " + std::to_string(*median * 1e6) + " us is below the roofline floor of " +
+                     std::to_string(floors.plausibility->seconds() * 1e6) +
+                     " us for the task's declared cost: the timing missed work";
+}
+
+}  // namespace
 
 Evaluator::Evaluator(CandidateBuilder& builder, WorkerOptions worker_options)
     : builder_(builder), worker_options_(std::move(worker_options)) {}
@@ -128,20 +152,7 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
         report.timing = outcome->result.value("timing", nlohmann::json::object());
         for (const auto& w : outcome->result.value("warnings", nlohmann::json::array())) report.warnings.push_back(w);
     }
-    // A median under the roofline floor cannot be real: the timing missed work.
-    if (report.status == FailureClass::Ok) {
-        RooflineFloor floor = roofline_floor(task, h200_datasheet_peaks());
-        report.timing["roofline_floor"] = floor.to_json();
-        auto median = report.candidate_median_seconds();
-        if (median && *median > 0) {
-            report.timing["fraction_of_floor"] = floor.seconds() / *median;
-            if (*median < floor.seconds()) {
-                report.status = FailureClass::InvalidTiming;
-                report.message = "measured " + std::to_string(*median * 1e6) + " us is below the roofline floor of " +
-                                 std::to_string(floor.seconds() * 1e6) + " us for the task's declared cost: the timing missed work";
-            }
-        }
-    }
+    if (report.status == FailureClass::Ok) apply_roofline_floors(task, report);
     // Where the worker's time went, from the phases it reported.
     auto at = [&](const char* phase) -> std::optional<double> {
         auto it = outcome->phase_started.find(phase);

@@ -1,33 +1,46 @@
-// The plausibility floor: no correct kernel can finish faster than its minimal bytes at peak memory
-// bandwidth or its minimal FLOPs at peak arithmetic rate. A time under the floor means the timing
-// missed work (or the task's declared cost is wrong), so it is never recorded as a speedup.
+// The floors of a task on a GPU: no correct kernel can finish faster than its minimal bytes at the
+// DRAM rate or its minimal FLOPs at its precision's FLOP rate. Two are kept apart:
+//  - the roofline floor a candidate's fraction is measured against (it drives the search's
+//    --target-fraction stop): the GPU's measured ceilings when `kernelpro device` cached them,
+//    else its datasheet;
+//  - the plausibility floor: a time under it cannot be real (the timing missed work, or the task's
+//    declared cost is wrong), so it is never recorded as a speedup. The datasheet's peaks, which no
+//    kernel exceeds; for a GPU without a datasheet, half the floor of its measured ceilings (a
+//    kernel may beat a simple benchmark's rate, never by 2x).
+// A GPU with neither measured ceilings nor a datasheet has no floor: the report says so.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "gpu/ceilings.h"
 #include "task/task_spec.h"
 
 namespace kp {
 
-struct PeakRates {
-    std::string source;            // "datasheet H200" or "measured"
-    double dram_bytes_per_second;  // peak, not achieved: the floor must never exceed a real kernel's time
-    double f32_flops, f64_flops, f16_tensor_flops, bf16_tensor_flops, tf32_tensor_flops;
-    double flops_for(const std::string& precision) const;
-};
-
-// Datasheet peaks of the H200 SXM (docs/device.md, "H200 SXM reference figures"), with the boost
-// clock, so they are upper bounds on what any kernel achieves.
-PeakRates h200_datasheet_peaks();
-
 struct RooflineFloor {
     double memory_seconds = 0, compute_seconds = 0;
+    std::string ceilings;  // where the rates come from: "measured (...)", "datasheet (...)"
     double seconds() const { return std::max(memory_seconds, compute_seconds); }
     nlohmann::json to_json() const;
 };
 
-RooflineFloor roofline_floor(const TaskSpec& task, const PeakRates& peaks);
+// nullopt when the ceilings lack a rate the task needs (DRAM for its bytes, its precision's FLOP
+// rate for its FLOPs).
+std::optional<RooflineFloor> roofline_floor(const TaskSpec& task, const gpu::DeviceCeilings& ceilings, std::string source);
+
+struct TaskFloors {
+    std::optional<RooflineFloor> target;        // what the fraction of the roofline is measured against
+    std::optional<RooflineFloor> plausibility;  // a candidate's time below it is invalid
+    std::vector<std::string> notes;             // why one is missing, or how it was derived
+};
+
+// For the GPU the worker described in its hello (name, NVML and CUDA driver versions), with the
+// measured ceilings looked up under `cache_root` (cache_directory()).
+TaskFloors task_floors(const TaskSpec& task, const nlohmann::json& device, const std::filesystem::path& cache_root);
 
 }  // namespace kp

@@ -1,8 +1,8 @@
 #include "gpu/ceilings.h"
 
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
-
 
 namespace kp::gpu {
 
@@ -86,26 +86,48 @@ Result<DeviceCeilings> parse_ceilings_json(const std::string& text) {
     }
 }
 
-DeviceCeilings h200_datasheet_ceilings(const std::string& why) {
-    DeviceCeilings c;
-    c.source = "datasheet";
-    c.label = "H200 SXM datasheet values, not measured (" + why + ")";
-    c.device = h200_reference_device();
-    auto add = [&](const char* name, double value, const char* unit, const char* method) {
-        Ceiling ceiling;
-        ceiling.name = name;
-        ceiling.value = value;
-        ceiling.unit = unit;
-        ceiling.method = method;
-        c.ceilings.push_back(ceiling);
-    };
-    add("dram_copy", 4.8e12, "byte/s", "datasheet HBM3e peak (a measured copy reaches about 4.3e12)");
-    add("l2_read", 10.3e12, "byte/s", "188 x 32 B per L2 cycle x 1.71 GHz (ncu peak counters)");
-    add("fp32_fma", 66.9e12, "flop/s", "16896 FFMA per clock x 2 x 1.98 GHz");
-    add("fp64_fma", 33.5e12, "flop/s", "8448 DFMA per clock x 2 x 1.98 GHz");
-    add("tensor_bf16", 989e12, "flop/s", "dense wgmma peak at 1.83 GHz (cuBLAS 8192^3 measures about 790e12)");
-    add("tensor_fp16", 989e12, "flop/s", "dense wgmma peak at 1.83 GHz");
-    return c;
+const char* ceiling_unit(const std::string& name) {
+    return name == ceiling_name::dram || name == ceiling_name::l2 || name == ceiling_name::l1 ? "byte/s" : "flop/s";
+}
+
+bool scales_with_sm_clock(const std::string& name) { return name != ceiling_name::dram && name != ceiling_name::l2; }
+
+bool DeviceCeilings::known() const { return value(ceiling_name::dram) || value(ceiling_name::fp32); }
+
+double DeviceCeilings::reference_clock_hz() const {
+    const Ceiling* fp32 = find(ceiling_name::fp32);
+    return fp32 && fp32->sm_clock_mhz_mean && *fp32->sm_clock_mhz_mean > 0 ? *fp32->sm_clock_mhz_mean * 1e6 : 0.0;
+}
+
+double DeviceCeilings::at_reference_clock(const std::string& name) const {
+    auto rate = value(name);
+    if (!rate) return 0.0;
+    const Ceiling* c = find(name);
+    const double reference = reference_clock_hz();
+    if (!scales_with_sm_clock(name) || reference <= 0 || !c->sm_clock_mhz_mean || *c->sm_clock_mhz_mean <= 0) return *rate;
+    return *rate * reference / (*c->sm_clock_mhz_mean * 1e6);
+}
+
+FlopPrecision flop_precision_of_task(const std::string& precision) {
+    if (precision == "f64") return FlopPrecision::fp64;
+    if (precision == "f16") return FlopPrecision::fp16_tensor;
+    if (precision == "bf16") return FlopPrecision::bf16_tensor;
+    if (precision == "tf32") return FlopPrecision::tf32_tensor;
+    return FlopPrecision::fp32;
+}
+
+double flops_ceiling(const DeviceCeilings& c, FlopPrecision precision) {
+    switch (precision) {
+        case FlopPrecision::fp32: return c.at_reference_clock(ceiling_name::fp32);
+        case FlopPrecision::fp64:
+            return std::max(c.at_reference_clock(ceiling_name::fp64), c.at_reference_clock(ceiling_name::tensor_fp64));
+        case FlopPrecision::fp16: return c.at_reference_clock(ceiling_name::fp16);
+        case FlopPrecision::bf16_tensor: return c.at_reference_clock(ceiling_name::tensor_bf16);
+        case FlopPrecision::fp16_tensor: return c.at_reference_clock(ceiling_name::tensor_fp16);
+        case FlopPrecision::tf32_tensor: return c.at_reference_clock(ceiling_name::tensor_tf32);
+        case FlopPrecision::fp8_tensor: return c.at_reference_clock(ceiling_name::tensor_fp8);
+    }
+    return 0.0;
 }
 
 }  // namespace kp::gpu

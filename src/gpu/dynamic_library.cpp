@@ -4,7 +4,16 @@
 
 namespace kp::gpu {
 
-Result<DynamicLibrary> DynamicLibrary::open(const std::vector<std::string>& names) {
+namespace {
+
+std::shared_ptr<void> own(void* handle, DynamicLibrary::Lifetime lifetime) {
+    if (lifetime == DynamicLibrary::Lifetime::process) return std::shared_ptr<void>(handle, [](void*) {});
+    return std::shared_ptr<void>(handle, [](void* h) { ::dlclose(h); });
+}
+
+}  // namespace
+
+Result<DynamicLibrary> DynamicLibrary::open(const std::vector<std::string>& names, Lifetime lifetime) {
     std::string attempts;
     for (const auto& name : names) {
         // RTLD_LOCAL keeps the library's symbols out of the global namespace, so two CUPTI or CUDA
@@ -12,7 +21,7 @@ Result<DynamicLibrary> DynamicLibrary::open(const std::vector<std::string>& name
         void* handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (handle) {
             DynamicLibrary library;
-            library.handle_ = std::shared_ptr<void>(handle, [](void* h) { ::dlclose(h); });
+            library.handle_ = own(handle, lifetime);
             library.loaded_name_ = name;
             return library;
         }
@@ -22,6 +31,15 @@ Result<DynamicLibrary> DynamicLibrary::open(const std::vector<std::string>& name
     }
     std::string first = names.empty() ? std::string("(no name)") : names.front();
     return make_error(first + " not found (" + attempts + ")");
+}
+
+Result<DynamicLibrary> DynamicLibrary::find_loaded(const std::string& name) {
+    void* handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    if (!handle) return make_error(name + " is not loaded in this process");
+    DynamicLibrary library;
+    library.handle_ = own(handle, Lifetime::while_used);  // drops only the reference taken here
+    library.loaded_name_ = name;
+    return library;
 }
 
 void* DynamicLibrary::symbol(const char* name) const {

@@ -24,7 +24,7 @@ struct ReasonBit {
 // Bit values of nvmlClocksEventReason* (formerly nvmlClocksThrottleReason*).
 constexpr ReasonBit kReasonBits[] = {
     {0x1, "gpu_idle", false},
-    {0x2, "applications_clocks_setting", true},
+    {0x2, "applications_clocks_setting", false},
     {0x4, "sw_power_cap", true},
     {0x8, "hw_slowdown", true},
     {0x10, "sync_boost", false},
@@ -180,27 +180,36 @@ Result<unsigned> Nvml::index_for_pci_bus_id(const std::string& pci_bus_id) const
     return index;
 }
 
-Result<NvmlSample> Nvml::sample(unsigned index) const {
+Result<NvmlSample> Nvml::clock_sample(unsigned index) const {
     NvmlDevice device = nullptr;
     if (NvmlReturn r = api_->device_get_handle_by_index(index, &device); r != kNvmlSuccess)
         return make_error("nvmlDeviceGetHandleByIndex failed with " + api_->describe(r));
     NvmlSample s;
     unsigned value = 0;
     unsigned long long wide = 0;
-    if (api_->device_get_clock_info && api_->device_get_clock_info(device, kClockSm, &value) == kNvmlSuccess)
-        s.sm_clock_mhz = value;
-    if (api_->device_get_max_clock_info && api_->device_get_max_clock_info(device, kClockSm, &value) == kNvmlSuccess)
-        s.max_sm_clock_mhz = value;
-    if (api_->device_get_clock_info && api_->device_get_clock_info(device, kClockMemory, &value) == kNvmlSuccess)
-        s.memory_clock_mhz = value;
-    if (api_->device_get_power_usage && api_->device_get_power_usage(device, &value) == kNvmlSuccess)
-        s.power_milliwatts = value;
-    if (api_->device_get_temperature && api_->device_get_temperature(device, kTemperatureGpu, &value) == kNvmlSuccess)
-        s.temperature_celsius = value;
+    if (api_->device_get_clock_info && api_->device_get_clock_info(device, kClockSm, &value) == kNvmlSuccess) s.sm_clock_mhz = value;
     if (api_->device_get_clock_event_reasons && api_->device_get_clock_event_reasons(device, &wide) == kNvmlSuccess)
         s.clock_event_reasons = wide;
+    return s;
+}
+
+Result<NvmlSample> Nvml::sample(unsigned index) const {
+    auto s = clock_sample(index);
+    if (!s) return s;
+    NvmlDevice device = nullptr;
+    api_->device_get_handle_by_index(index, &device);
+    unsigned value = 0;
+    unsigned long long wide = 0;
+    if (api_->device_get_max_clock_info && api_->device_get_max_clock_info(device, kClockSm, &value) == kNvmlSuccess)
+        s->max_sm_clock_mhz = value;
+    if (api_->device_get_clock_info && api_->device_get_clock_info(device, kClockMemory, &value) == kNvmlSuccess)
+        s->memory_clock_mhz = value;
+    if (api_->device_get_power_usage && api_->device_get_power_usage(device, &value) == kNvmlSuccess)
+        s->power_milliwatts = value;
+    if (api_->device_get_temperature && api_->device_get_temperature(device, kTemperatureGpu, &value) == kNvmlSuccess)
+        s->temperature_celsius = value;
     if (api_->device_get_total_energy && api_->device_get_total_energy(device, &wide) == kNvmlSuccess)
-        s.total_energy_millijoules = wide;
+        s->total_energy_millijoules = wide;
     return s;
 }
 

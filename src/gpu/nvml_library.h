@@ -30,7 +30,10 @@ void to_json(nlohmann::json& j, const NvmlSample& sample);
 // Names of the set bits of an NVML clock event reason mask ("sw_power_cap", "hw_thermal_slowdown" ...).
 // "gpu_idle" alone is normal for an idle GPU; anything else during a measurement lowers the clock.
 std::vector<std::string> describe_clock_event_reasons(std::uint64_t mask);
-// True when the mask holds a reason that slows a busy GPU (power cap, thermal, hardware slowdown).
+// True when the mask holds a reason that slows a busy GPU: a power cap, thermal or hardware
+// slowdown, the power brake. This is kernelpro's one throttle policy (a timing sample taken under
+// such a reason is flagged). Idle, sync boost and clocks an administrator set (application or
+// display clock settings) are not: a set clock is steady, so samples under it stay comparable.
 bool clock_events_limit_performance(std::uint64_t mask);
 
 class Nvml {
@@ -46,6 +49,8 @@ public:
     // NVML's index for a PCI bus id such as "0000:3b:00.0" (CUDA and NVML may order GPUs differently).
     Result<unsigned> index_for_pci_bus_id(const std::string& pci_bus_id) const;
     Result<NvmlSample> sample(unsigned index) const;
+    // Only the SM clock and the clock event reasons: the two reads a timing loop takes per sample.
+    Result<NvmlSample> clock_sample(unsigned index) const;
 
 private:
     struct EntryPoints;

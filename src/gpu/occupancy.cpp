@@ -43,7 +43,20 @@ std::string to_string(OccupancyLimiter limiter) {
     return "unknown";
 }
 
-void to_json(nlohmann::json& j, const OccupancyResult& r) {
+std::optional<int> Occupancy::blocks_limit(OccupancyLimiter resource) const {
+    int limit = 0;
+    switch (resource) {
+        case OccupancyLimiter::warps: limit = blocks_limit_warps; break;
+        case OccupancyLimiter::registers: limit = blocks_limit_registers; break;
+        case OccupancyLimiter::shared_memory: limit = blocks_limit_shared_memory; break;
+        case OccupancyLimiter::blocks: limit = blocks_limit_blocks; break;
+    }
+    return limit > 0 ? std::optional<int>(limit) : std::nullopt;
+}
+
+double Occupancy::theoretical_fraction() const { return max_warps_per_sm > 0 ? active_warps_per_sm / max_warps_per_sm : 0.0; }
+
+void to_json(nlohmann::json& j, const Occupancy& r) {
     std::vector<std::string> limiters;
     for (auto l : r.limiters) limiters.push_back(to_string(l));
     j = {{"active_blocks_per_sm", r.active_blocks_per_sm},
@@ -55,12 +68,14 @@ void to_json(nlohmann::json& j, const OccupancyResult& r) {
                            {"registers", r.blocks_limit_registers},
                            {"shared_memory", r.blocks_limit_shared_memory},
                            {"blocks", r.blocks_limit_blocks}}},
+         {"source", r.source},
          {"warps_per_block", r.warps_per_block},
          {"registers_per_warp_allocated", r.registers_per_warp_allocated},
          {"shared_memory_per_block_allocated", r.shared_memory_per_block_allocated}};
+    if (r.achieved_warps_per_sm) j["achieved_warps_per_sm"] = *r.achieved_warps_per_sm;
 }
 
-Result<OccupancyResult> compute_occupancy(const OccupancyLimits& limits, const LaunchConfiguration& launch) {
+Result<Occupancy> compute_occupancy(const OccupancyLimits& limits, const LaunchConfiguration& launch) {
     if (launch.threads_per_block <= 0) return make_error("threads per block must be positive");
     if (launch.threads_per_block > limits.max_threads_per_block)
         return make_error(std::to_string(launch.threads_per_block) + " threads per block exceeds the limit of " +
@@ -71,7 +86,11 @@ Result<OccupancyResult> compute_occupancy(const OccupancyLimits& limits, const L
         return make_error(std::to_string(launch.registers_per_thread) + " registers per thread exceeds the limit of " +
                           std::to_string(limits.max_registers_per_thread));
 
-    OccupancyResult r;
+    Occupancy r;
+    r.threads_per_block = launch.threads_per_block;
+    r.registers_per_thread = launch.registers_per_thread;
+    r.shared_memory_per_block = launch.static_shared_memory_bytes + launch.dynamic_shared_memory_bytes;
+    r.max_warps_per_sm = limits.max_warps_per_sm;
     r.warps_per_block = static_cast<int>((launch.threads_per_block + limits.warp_size - 1) / limits.warp_size);
 
     // Warp slots, and block slots.

@@ -4,6 +4,7 @@
 // 128-byte units plus the driver's per-block reserve, warp and block slots).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,12 +44,22 @@ struct LaunchConfiguration {
 
 enum class OccupancyLimiter { warps, registers, shared_memory, blocks };
 std::string to_string(OccupancyLimiter limiter);
+inline constexpr OccupancyLimiter kOccupancyLimiters[] = {OccupancyLimiter::warps, OccupancyLimiter::registers,
+                                                          OccupancyLimiter::shared_memory, OccupancyLimiter::blocks};
 
-struct OccupancyResult {
-    int active_blocks_per_sm = 0;
-    int active_warps_per_sm = 0;
-    double occupancy_percent = 0.0;  // active warps / max warps per SM
-    // Blocks per SM each resource alone would allow.
+// The occupancy of one launch: the blocks each resource allows per SM, what that gives, where it
+// comes from, and (from counters) what the kernel achieved. The one occupancy type: the calculator
+// below produces it, the profile reads the driver's own calculation into it, the tools judge it.
+struct Occupancy {
+    // "calculator" (compute_occupancy) or "driver" (the CUDA occupancy calculation for the real
+    // launch, as ncu reports it in launch__occupancy_limit_*).
+    std::string source = "calculator";
+    int threads_per_block = 0;
+    int registers_per_thread = 0;
+    long shared_memory_per_block = 0;  // as launched (the driver's report includes its reserve)
+    int warps_per_block = 0;
+    // Blocks per SM each resource alone would allow; -1: no limit (no registers or shared memory
+    // used), 0: not known (a driver report may lack one).
     int blocks_limit_warps = 0;
     int blocks_limit_registers = 0;
     int blocks_limit_shared_memory = 0;
@@ -56,16 +67,24 @@ struct OccupancyResult {
     // Every resource whose limit equals the result (ties are common); the first is the main one,
     // in the order warps, registers, shared memory, blocks.
     std::vector<OccupancyLimiter> limiters;
-    // What each block actually takes, after rounding.
-    int warps_per_block = 0;
+    int active_blocks_per_sm = 0;
+    double active_warps_per_sm = 0;    // theoretical; not whole when read from a percentage
+    int max_warps_per_sm = 0;
+    double occupancy_percent = 0.0;    // active warps / max warps per SM
+    std::optional<double> achieved_warps_per_sm;  // from the counters, when they were collected
+    // What each block actually takes, after rounding (the calculator's).
     int registers_per_warp_allocated = 0;
     long shared_memory_per_block_allocated = 0;
+
+    // The block limit of one resource; nullopt when it is not known or not limiting (-1, 0).
+    std::optional<int> blocks_limit(OccupancyLimiter resource) const;
+    double theoretical_fraction() const;  // active warps / max warps, 0..1
 };
 
-void to_json(nlohmann::json& j, const OccupancyResult& result);
+void to_json(nlohmann::json& j, const Occupancy& occupancy);
 
 // Fails when the configuration cannot launch at all (too many threads, registers or shared memory
 // for one block); the message names the limit.
-Result<OccupancyResult> compute_occupancy(const OccupancyLimits& limits, const LaunchConfiguration& launch);
+Result<Occupancy> compute_occupancy(const OccupancyLimits& limits, const LaunchConfiguration& launch);
 
 }  // namespace kp::gpu

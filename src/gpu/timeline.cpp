@@ -1,6 +1,7 @@
 #include "gpu/timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -246,6 +247,18 @@ void to_json(nlohmann::json& j, const TimelineSummary& s) {
          {"gpu_span_ns", s.gpu_span_ns},
          {"kernel_busy_fraction", s.kernel_busy_fraction},
          {"dropped_records", s.dropped_records}};
+}
+
+int TimelineSummary::launches_per_call() const { return static_cast<int>(std::lround(kernels_per_call)); }
+
+double TimelineSummary::kernel_seconds_per_call() const { return kernel_duration.total_ns * 1e-9 / std::max(1, calls); }
+
+double TimelineSummary::span_seconds_per_call() const { return gpu_span_ns * 1e-9 / std::max(1, calls); }
+
+double TimelineSummary::memcpy_seconds_per_call() const { return memcpy_total.total_ns * 1e-9 / std::max(1, calls); }
+
+int TimelineSummary::host_synchronizations_per_call() const {
+    return static_cast<int>(std::lround(static_cast<double>(host_synchronization_calls) / std::max(1, calls)));
 }
 
 }  // namespace kp::gpu

@@ -112,6 +112,15 @@ struct TimelineSummary {
     std::uint64_t gpu_span_ns = 0;
     double kernel_busy_fraction = 0;
     std::uint64_t dropped_records = 0;
+
+    // Per call of the measured operation, as the tools judge it.
+    int launches_per_call() const;                   // kernels_per_call, rounded
+    double kernel_seconds_per_call() const;          // sum of kernel durations
+    double span_seconds_per_call() const;            // first kernel start to last kernel end
+    double memcpy_seconds_per_call() const;
+    int host_synchronizations_per_call() const;
+    double median_kernel_seconds() const { return kernel_duration.median_ns * 1e-9; }
+    double mean_launch_latency_seconds() const { return launch_overhead.mean_ns * 1e-9; }  // API call to kernel start
 };
 
 // `calls`: how many times the measured operation ran in the trace (for per-call counts).

@@ -1,7 +1,5 @@
 #include "profile/cupti_counter_collector.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -9,6 +7,7 @@
 
 #include "eval/worker_client.h"
 #include "gpu/counters/kp_counters.h"
+#include "gpu/dynamic_library.h"
 #include "profile/kernel_names.h"
 #include "profile/ncu_collector.h"
 
@@ -131,13 +130,13 @@ Result<CounterResult> counter_result_from_reply(const json& reply, const gpu::Oc
 
 Result<CounterPlan> plan_counters(const std::filesystem::path& counters_library, const std::string& chip,
                                   const std::vector<std::string>& metrics) {
-    // Never closed (not gpu::DynamicLibrary, which closes with its last copy): the library loads
-    // CUPTI, which must not be unloaded under its own exit handlers.
-    void* handle = ::dlopen(counters_library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) return make_error(std::string("cannot open ") + counters_library.string() + ": " + ::dlerror());
-    auto plan = reinterpret_cast<decltype(&kp_counters_plan)>(::dlsym(handle, "kp_counters_plan"));
-    auto release = reinterpret_cast<decltype(&kp_counters_free)>(::dlsym(handle, "kp_counters_free"));
-    if (!plan || !release) return make_error(counters_library.string() + " is not a kernelpro counters library");
+    // Never closed: the library loads CUPTI, which must not be unloaded under its own exit handlers.
+    auto library = gpu::DynamicLibrary::open({counters_library.string()}, gpu::DynamicLibrary::Lifetime::process);
+    if (!library) return make_error("cannot open " + library.error().message);
+    decltype(&kp_counters_plan) plan = nullptr;
+    decltype(&kp_counters_free) release = nullptr;
+    if (!library->bind(plan, "kp_counters_plan") || !library->bind(release, "kp_counters_free"))
+        return make_error(counters_library.string() + " is not a kernelpro counters library");
     const std::vector<std::string> counted = counted_metrics(metrics);
     char* text = plan(json{{"chip", chip}, {"metrics", counted}}.dump().c_str());
     json reply = json::parse(text ? text : "null", nullptr, false);

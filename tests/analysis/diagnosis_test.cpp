@@ -165,21 +165,22 @@ TEST(MissingData, ToolsThatNeedSassAreReportedNotGuessed) {
 TEST(Timeline, ManySmallKernelsWithGaps) {
     ProfileData data;
     data.kernel_name = "elementwise_chain";
-    TimelineSummary t;
-    t.kernel_launches = 40;
-    t.kernel_seconds = 40 * 4e-6;
-    t.span_seconds = 400e-6;
-    t.median_kernel_seconds = 4e-6;
-    t.mean_launch_latency_seconds = 5e-6;
+    kp::gpu::TimelineSummary t;  // one call: 40 kernels of 4 us over 400 us
+    t.calls = 1;
+    t.kernels_per_call = 40;
+    t.kernel_duration.total_ns = 40 * 4000;
+    t.gpu_span_ns = 400000;
+    t.kernel_duration.median_ns = 4000;
+    t.launch_overhead.mean_ns = 5000;
     data.timeline = t;
     Diagnosis d = run(data);
     ASSERT_FALSE(d.findings.empty());
     EXPECT_EQ(d.findings.front().tool, "launch_overhead");
     EXPECT_NEAR(d.findings.front().estimated_gain, 0.6, 1e-9);
 
-    t.kernel_launches = 1;
-    t.kernel_seconds = 390e-6;
-    t.median_kernel_seconds = 390e-6;
+    t.kernels_per_call = 1;
+    t.kernel_duration.total_ns = 390000;
+    t.kernel_duration.median_ns = 390000;
     data.timeline = t;
     EXPECT_TRUE(run(data).findings.empty());
 }

@@ -11,6 +11,7 @@
 
 #include "../profile/fixture_path.h"
 #include "analysis/profile_data.h"
+#include "gpu/datasheets.h"
 #include "profile/kernel_names.h"
 #include "profile/ncu_csv.h"
 #include "profile/nvdisasm_json.h"
@@ -63,11 +64,15 @@ inline analysis::TaskBounds task_bounds(const std::string& kernel) {
     return t;
 }
 
+// The H200's datasheet ceilings with its limits: what the fixtures were recorded on.
+inline gpu::DeviceCeilings h200_ceilings() { return *gpu::datasheet_ceilings(gpu::h200_reference_device()); }
+
 // Everything recorded for one kernel. `with_source` adds the source page where one was recorded.
 inline analysis::ProfileData fixture_profile(const std::string& kernel, bool with_source = true) {
     const FixtureSet& s = h200_fixtures();
     analysis::ProfileData data;
     data.kernel_name = kernel;
+    data.ceilings = h200_ceilings();
     for (const auto& k : s.kernels)
         if (profile::kernel_base_name(k.name) == kernel) data.metrics = k;
     EXPECT_TRUE(data.metrics.has_value()) << kernel;

@@ -78,6 +78,7 @@ TEST(Roofline, WorksFromTheMinimalLiveMetricList) {
     ASSERT_TRUE(kernels);
     ProfileData data;
     data.kernel_name = "copy_vec4";
+    data.ceilings = kp::testing::h200_ceilings();
     data.metrics = kernels->front();
     auto r = classify_roofline(data);
     ASSERT_TRUE(r) << r.error().message;
@@ -85,8 +86,35 @@ TEST(Roofline, WorksFromTheMinimalLiveMetricList) {
     EXPECT_EQ(r->bound_unit, "DRAM");
 }
 
+// A GPU without ceilings (no datasheet table, not measured) has no roofline: the classifier says
+// so instead of comparing against another GPU's numbers.
+TEST(Roofline, WithoutCeilingsTheClassIsUnknownAndSaysWhy) {
+    auto kernels = kp::profile::parse_ncu_csv(kp::testing::read_fixture("h200/ncu_metrics_long.csv"));
+    ASSERT_TRUE(kernels);
+    ProfileData data;
+    data.kernel_name = "copy_vec4";
+    data.metrics = kernels->front();
+    data.ceilings.device.name = "NVIDIA Future GPU";
+    auto r = classify_roofline(data);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("no ceilings for NVIDIA Future GPU"), std::string::npos) << r.error().message;
+}
+
+// The FLOP ceilings are taken at one reference clock (the FP32 rate's, 1.98 GHz on the H200):
+// the datasheet's 989 TFLOP/s dense BF16, stated at 1.83 GHz, counts as 1070 there; a kernel
+// running at 1.83 GHz is then judged against 989 again.
+TEST(Roofline, TensorCeilingHoldsAtTheClockItIsStatedAt) {
+    auto c = kp::testing::h200_ceilings();
+    EXPECT_DOUBLE_EQ(c.reference_clock_hz(), 1.98e9);
+    EXPECT_NEAR(*c.value("tensor_bf16"), 989.4e12, 0.1e12);
+    EXPECT_NEAR(c.at_reference_clock("tensor_bf16"), 1070.5e12, 0.1e12);
+    EXPECT_NEAR(c.at_reference_clock("fp32_fma"), 66.9e12, 0.01e12);
+    EXPECT_DOUBLE_EQ(c.at_reference_clock("dram_copy"), 4.8e12);  // not an SM-clock rate: as stated
+}
+
 TEST(Roofline, NeedsDuration) {
     ProfileData data;
+    data.ceilings = kp::testing::h200_ceilings();
     EXPECT_FALSE(classify_roofline(data));
     data.metrics = kp::profile::KernelMetrics{};
     EXPECT_FALSE(classify_roofline(data));

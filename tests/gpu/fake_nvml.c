@@ -1,6 +1,7 @@
 /* A stand-in for libnvidia-ml.so.1 (no driver on CI): NVML's reference-counted init/shutdown and
    a few queries that fail once the count is back to zero, as the real library's do. Lets the CPU
    tests check that kp::gpu::Nvml keeps NVML initialized while it is in use. */
+#include <stdlib.h>
 #include <string.h>
 
 static int initialized;
@@ -29,5 +30,26 @@ int nvmlDeviceGetClockInfo(void* device, int type, unsigned* clock) {
     (void)device;
     if (!initialized) return 1;
     *clock = type == 1 ? 1755u : 3201u; /* SM, memory */
+    return 0;
+}
+/* One GPU at PCI bus id 0000:3B:00.0; its clock event reasons come from $FAKE_NVML_CLOCK_EVENT_REASONS
+   (a hexadecimal mask), so a test can make the GPU look throttled. */
+int nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, void** device) {
+    if (!initialized) return 1;
+    if (strcmp(bus_id, "0000:3B:00.0") != 0) return 6; /* NVML_ERROR_NOT_FOUND */
+    *device = (void*)&initialized;
+    return 0;
+}
+int nvmlDeviceGetIndex(void* device, unsigned* index) {
+    (void)device;
+    if (!initialized) return 1;
+    *index = 0;
+    return 0;
+}
+int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* reasons) {
+    (void)device;
+    if (!initialized) return 1;
+    const char* mask = getenv("FAKE_NVML_CLOCK_EVENT_REASONS");
+    *reasons = mask ? strtoull(mask, 0, 16) : 0;
     return 0;
 }

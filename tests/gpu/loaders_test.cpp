@@ -2,10 +2,14 @@
 // tests are skipped with it); with one, the values must be plausible.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
+#include "gpu/clock_monitor.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/device_info.h"
+#include "gpu/dynamic_library.h"
 #include "gpu/nvml_library.h"
 
 using namespace kp::gpu;
@@ -113,4 +117,50 @@ TEST(NvmlReasons, NamesEachBit) {
     EXPECT_EQ(describe_clock_event_reasons(0x10000).back(), "other(0x10000)");
     EXPECT_FALSE(clock_events_limit_performance(0x1));
     EXPECT_TRUE(clock_events_limit_performance(0x1 | 0x4));
+}
+
+// One throttle policy: power, thermal and hardware slowdowns flag a sample; idle, sync boost and
+// clocks an administrator set do not (a set clock is steady).
+TEST(NvmlReasons, ThrottlePolicyCountsSlowdownsNotSettings) {
+    for (std::uint64_t slowdown : {0x4ull, 0x8ull, 0x20ull, 0x40ull, 0x80ull}) EXPECT_TRUE(clock_events_limit_performance(slowdown)) << slowdown;
+    for (std::uint64_t setting : {0x1ull, 0x2ull, 0x10ull, 0x100ull}) EXPECT_FALSE(clock_events_limit_performance(setting)) << setting;
+}
+
+// The worker's clock readings: NVML's device found by the PCI bus id CUDA gave (not by index), the
+// SM clock and whether a slowdown holds it down; nothing at all, and the reason, when NVML or the
+// device is missing.
+TEST(ClockMonitor, FindsTheDeviceByPciBusIdAndFlagsSlowdowns) {
+    ::unsetenv("FAKE_NVML_CLOCK_EVENT_REASONS");
+    auto monitor = ClockMonitor::open("0000:3B:00.0", KP_FAKE_NVML);
+    ASSERT_TRUE(monitor.available()) << monitor.why_unavailable();
+    EXPECT_EQ(monitor.driver_version(), "999.12.34");
+    auto idle = monitor.read();
+    EXPECT_EQ(idle.sm_clock_mhz, 1755u);
+    EXPECT_FALSE(idle.throttled);
+    ::setenv("FAKE_NVML_CLOCK_EVENT_REASONS", "6", 1);  // applications clocks + software power cap
+    EXPECT_TRUE(monitor.read().throttled);
+    ::setenv("FAKE_NVML_CLOCK_EVENT_REASONS", "2", 1);  // applications clocks alone: a setting
+    EXPECT_FALSE(monitor.read().throttled);
+    ::unsetenv("FAKE_NVML_CLOCK_EVENT_REASONS");
+
+    auto elsewhere = ClockMonitor::open("0000:99:00.0", KP_FAKE_NVML);
+    EXPECT_FALSE(elsewhere.available());
+    EXPECT_NE(elsewhere.why_unavailable().find("0000:99:00.0"), std::string::npos) << elsewhere.why_unavailable();
+    EXPECT_EQ(elsewhere.read().sm_clock_mhz, 0u);
+    auto no_nvml = ClockMonitor::open("0000:3B:00.0", "/nonexistent/libnvidia-ml.so.1");
+    EXPECT_FALSE(no_nvml.available());
+    EXPECT_EQ(no_nvml.why_unavailable().rfind("no GPU:", 0), 0u) << no_nvml.why_unavailable();
+}
+
+// Libraries that must outlive their users (CUPTI's, a candidate's) stay mapped; a library already
+// in the process is found without loading it again.
+TEST(DynamicLibrary, ProcessLifetimeAndAlreadyLoaded) {
+    {
+        auto kept = DynamicLibrary::open({KP_FAKE_NVML}, DynamicLibrary::Lifetime::process);
+        ASSERT_TRUE(kept) << kept.error().message;
+    }
+    auto loaded = DynamicLibrary::find_loaded(KP_FAKE_NVML);
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    EXPECT_NE(loaded->symbol("nvmlInit_v2"), nullptr);
+    EXPECT_FALSE(DynamicLibrary::find_loaded("/nonexistent/libnothing.so"));
 }

@@ -10,10 +10,10 @@
 using namespace kp::gpu;
 
 namespace {
-OccupancyResult occupancy(int threads, int registers, long static_smem = 0, long dynamic_smem = 0) {
+Occupancy occupancy(int threads, int registers, long static_smem = 0, long dynamic_smem = 0) {
     auto r = compute_occupancy(OccupancyLimits::sm90(), {threads, registers, static_smem, dynamic_smem});
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-    return r.ok() ? *r : OccupancyResult{};
+    return r.ok() ? *r : Occupancy{};
 }
 }  // namespace
 

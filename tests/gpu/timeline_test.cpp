@@ -45,6 +45,10 @@ TEST(Timeline, SummarizesKernelsPerCall) {
     EXPECT_EQ(s.kernels[1].name, "bias_add");
     EXPECT_EQ(s.kernels[2].name, "side_stream_reduce");
     EXPECT_EQ(s.kernel_duration.total_ns, 5600u);
+    // What the launch-overhead tool judges: per call of the operation.
+    EXPECT_EQ(s.launches_per_call(), 2);
+    EXPECT_DOUBLE_EQ(s.kernel_seconds_per_call(), 2800e-9);
+    EXPECT_DOUBLE_EQ(s.span_seconds_per_call(), s.gpu_span_ns * 1e-9 / 2);
 }
 
 TEST(Timeline, LaunchGapsStayWithinAStream) {

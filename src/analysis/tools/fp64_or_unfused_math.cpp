@@ -25,14 +25,15 @@ public:
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
         const RooflineResult& r = ctx.roofline();
-        const DeviceCeilings& c = ctx.data().ceilings;
+        const gpu::DeviceCeilings& c = ctx.data().ceilings;
         const double fp = r.flops.fp32 + r.flops.fp64;
         if (fp <= 0) return std::nullopt;
         Finding f;
         const double fp64_share = r.flops.fp64 / fp;
         if (fp64_share >= kMinFp64Share) {
             double pipe = ctx.pipe_utilization("fp64").value_or(r.fp64_sol);
-            double rate_gap = c.fp32_flops > 0 ? 1.0 - c.fp64_flops / c.fp32_flops : 0.5;
+            const double fp32_peak = c.at_reference_clock(gpu::ceiling_name::fp32);
+            double rate_gap = fp32_peak > 0 ? 1.0 - c.at_reference_clock(gpu::ceiling_name::fp64) / fp32_peak : 0.5;
             f.estimated_gain = fp64_share * rate_gap * clamp01(pipe);
             f.evidence.push_back(metric_evidence("FP64 share of FP FLOPs", fp64_share));
             f.evidence.push_back(metric_evidence("FP64 pipe utilization", pipe));

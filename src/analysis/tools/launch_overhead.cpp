@@ -20,21 +20,26 @@ public:
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
         const auto& timeline = ctx.data().timeline;
-        if (!timeline || timeline->span_seconds <= 0 || timeline->kernel_launches == 0) return std::nullopt;
-        double busy = std::min(timeline->kernel_seconds + timeline->memcpy_seconds, timeline->span_seconds);
-        double idle = 1.0 - busy / timeline->span_seconds;
-        bool many_small = timeline->kernel_launches >= kManyLaunches && timeline->median_kernel_seconds < kSmallKernelSeconds;
+        if (!timeline) return std::nullopt;
+        const int launches = timeline->launches_per_call();
+        const double span = timeline->span_seconds_per_call();
+        const double median_kernel = timeline->median_kernel_seconds();
+        if (span <= 0 || launches == 0) return std::nullopt;
+        double busy = std::min(timeline->kernel_seconds_per_call() + timeline->memcpy_seconds_per_call(), span);
+        double idle = 1.0 - busy / span;
+        bool many_small = launches >= kManyLaunches && median_kernel < kSmallKernelSeconds;
         if (idle < kMinIdleShare && !many_small) return std::nullopt;
         Finding f;
         f.estimated_gain = idle;
-        f.evidence.push_back(metric_evidence("kernel launches", timeline->kernel_launches));
+        f.evidence.push_back(metric_evidence("kernel launches", launches));
         f.evidence.push_back(text_evidence(Evidence::Kind::metric, "GPU idle share of span", format_percent(idle)));
-        f.evidence.push_back(text_evidence(Evidence::Kind::metric, "median kernel", format_number(timeline->median_kernel_seconds * 1e6) + " us"));
-        if (timeline->mean_launch_latency_seconds > 0)
-            f.evidence.push_back(text_evidence(Evidence::Kind::metric, "mean launch latency", format_number(timeline->mean_launch_latency_seconds * 1e6) + " us"));
-        if (timeline->host_synchronizations > 0) f.evidence.push_back(metric_evidence("host synchronizations", timeline->host_synchronizations));
-        f.summary = std::to_string(timeline->kernel_launches) + " kernel launches leave the GPU idle " + format_percent(idle) +
-                    " of the time (median kernel " + format_number(timeline->median_kernel_seconds * 1e6) + " us)";
+        f.evidence.push_back(text_evidence(Evidence::Kind::metric, "median kernel", format_number(median_kernel * 1e6) + " us"));
+        if (timeline->mean_launch_latency_seconds() > 0)
+            f.evidence.push_back(text_evidence(Evidence::Kind::metric, "mean launch latency",
+                                               format_number(timeline->mean_launch_latency_seconds() * 1e6) + " us"));
+        if (int syncs = timeline->host_synchronizations_per_call(); syncs > 0) f.evidence.push_back(metric_evidence("host synchronizations", syncs));
+        f.summary = std::to_string(launches) + " kernel launches leave the GPU idle " + format_percent(idle) + " of the time (median kernel " +
+                    format_number(median_kernel * 1e6) + " us)";
         f.guidance = "Fuse the small kernels into one (or capture the sequence in a CUDA Graph) and remove host synchronizations and "
                      "copies between launches.";
         return f;

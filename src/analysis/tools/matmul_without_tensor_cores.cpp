@@ -41,14 +41,18 @@ public:
         double bytes = from_task ? *task.min_bytes : r.dram_bytes;
         if (flops <= 0 || bytes <= 0) return std::nullopt;
         double intensity = flops / bytes;
-        const DeviceCeilings& c = ctx.data().ceilings;
-        double ridge = c.dram_bytes_per_second > 0 ? c.fp32_flops / c.dram_bytes_per_second : 14.0;
+        const gpu::DeviceCeilings& c = ctx.data().ceilings;
+        const double dram = c.at_reference_clock(gpu::ceiling_name::dram);
+        const double tf32 = c.at_reference_clock(gpu::ceiling_name::tensor_tf32);
+        double ridge = dram > 0 ? c.at_reference_clock(gpu::ceiling_name::fp32) / dram : 14.0;
         if (intensity < kRidgeMultiple * ridge) return std::nullopt;
         // Most FP32 FLOPs should be fused multiply-adds (a GEMM inner product).
         if (r.flops.fp32 <= 0) return std::nullopt;
 
-        double scale = c.sm_clock_hz > 0 && r.sm_clock_hz > 0 ? r.sm_clock_hz / c.sm_clock_hz : 1.0;
-        double tensor_floor = std::max(flops / (c.tf32_tensor_flops * scale), bytes / c.dram_bytes_per_second);
+        if (tf32 <= 0 || dram <= 0) return std::nullopt;  // no tensor-core or DRAM rate to compare against
+        const double reference_clock = c.reference_clock_hz();
+        double scale = reference_clock > 0 && r.sm_clock_hz > 0 ? r.sm_clock_hz / reference_clock : 1.0;
+        double tensor_floor = std::max(flops / (tf32 * scale), bytes / dram);
         Finding f;
         f.estimated_gain = std::min(kMaxGain, clamp01(1.0 - tensor_floor / r.duration_seconds));
         f.evidence.push_back(metric_evidence(from_task ? "task FLOP per byte" : "achieved FLOP per DRAM byte", intensity));

@@ -13,6 +13,20 @@ constexpr double kMinAchievedGap = 0.20;
 // More warps recover only the latency-limited part of the time; we credit half.
 constexpr double kRecoverableShare = 0.5;
 
+// The resource that limits the blocks per SM: the smallest known limit; on a tie the first of
+// blocks, registers, shared memory, warps.
+std::string main_limiter(const gpu::Occupancy& o) {
+    using gpu::OccupancyLimiter;
+    std::string best;
+    int smallest = 0;
+    for (auto resource : {OccupancyLimiter::blocks, OccupancyLimiter::registers, OccupancyLimiter::shared_memory, OccupancyLimiter::warps})
+        if (auto limit = o.blocks_limit(resource); limit && (best.empty() || *limit < smallest)) {
+            smallest = *limit;
+            best = gpu::to_string(resource);
+        }
+    return best;
+}
+
 class OccupancyLimitTool final : public DescribedTool {
 public:
     OccupancyLimitTool()
@@ -29,18 +43,20 @@ public:
                         "gain = shortfall x 0.5") {}
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
-        std::optional<OccupancyInfo> info = ctx.data().occupancy;
+        std::optional<gpu::Occupancy> info = ctx.data().occupancy;
         if (!info && ctx.data().metrics) info = occupancy_from_metrics(*ctx.data().metrics, ctx.data().ceilings);
         if (!info || info->max_warps_per_sm <= 0) return std::nullopt;
-        const double theoretical = info->theoretical_warps_per_sm / info->max_warps_per_sm;
+        const double theoretical = info->theoretical_fraction();
         Finding f;
         if (theoretical > 0 && theoretical < kTargetOccupancy) {
             f.estimated_gain = (kTargetOccupancy - theoretical) / kTargetOccupancy * kRecoverableShare;
-            std::string limiter = info->limiter();
+            std::string limiter = main_limiter(*info);
             f.summary = "theoretical occupancy is " + format_percent(theoretical) + " of warp slots, limited by " + limiter;
             f.evidence.push_back(text_evidence(Evidence::Kind::metric, "limiting resource", limiter));
-            for (const auto& [resource, blocks] : info->block_limits)
-                f.evidence.push_back(metric_evidence("blocks per SM allowed by " + resource, blocks));
+            using gpu::OccupancyLimiter;
+            for (auto resource : {OccupancyLimiter::blocks, OccupancyLimiter::registers, OccupancyLimiter::shared_memory, OccupancyLimiter::warps})
+                if (auto blocks = info->blocks_limit(resource))
+                    f.evidence.push_back(metric_evidence("blocks per SM allowed by " + gpu::to_string(resource), *blocks));
             f.evidence.push_back(metric_evidence("launch__registers_per_thread", info->registers_per_thread));
             if (limiter == "registers")
                 f.guidance = "Cut registers per thread (fewer live values, __launch_bounds__ with a min-blocks hint) so more blocks fit per SM.";

@@ -24,7 +24,7 @@ public:
         const auto& m = ctx.metrics();
         auto grid = m.get("launch__grid_size");
         if (!grid || *grid <= 0) return std::nullopt;
-        double sms = m.first_of({"launch__sm_count", "device__attribute_multiprocessor_count"}).value_or(ctx.data().ceilings.sm_count);
+        double sms = m.first_of({"launch__sm_count", "device__attribute_multiprocessor_count"}).value_or(ctx.data().ceilings.device.sm_count);
         auto waves = m.get("launch__waves_per_multiprocessor");
         Finding f;
         f.evidence.push_back(metric_evidence("launch__grid_size", *grid));

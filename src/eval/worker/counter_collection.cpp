@@ -1,10 +1,9 @@
 #include "eval/worker/counter_collection.h"
 
-#include <dlfcn.h>
-
 #include <exception>
 
 #include "gpu/counters/kp_counters.h"
+#include "gpu/dynamic_library.h"
 
 namespace kp::worker {
 
@@ -46,11 +45,12 @@ int call_pass(void* user) {
 nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
                                 const std::function<void(const std::string& phase)>& call) {
     if (request.counters_library.empty()) return {{"error", "no counters library named in the request"}, {"stage", "load"}};
-    void* handle = ::dlopen(request.counters_library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) return {{"error", std::string("cannot open the counters library: ") + ::dlerror()}, {"stage", "load"}};
-    auto collect = reinterpret_cast<decltype(&kp_counters_collect)>(::dlsym(handle, "kp_counters_collect"));
-    auto release = reinterpret_cast<decltype(&kp_counters_free)>(::dlsym(handle, "kp_counters_free"));
-    if (!collect || !release) return {{"error", request.counters_library + " is not a kernelpro counters library"}, {"stage", "load"}};
+    // The library stays loaded: CUPTI keeps callbacks into it until the process ends (by _exit).
+    auto library = gpu::DynamicLibrary::open({request.counters_library}, gpu::DynamicLibrary::Lifetime::process);
+    if (!library) return {{"error", "cannot open the counters library: " + library.error().message}, {"stage", "load"}};
+    decltype(&kp_counters_collect) collect = nullptr;
+    decltype(&kp_counters_free) release = nullptr;
+    if (!library->bind(collect, "kp_counters_collect") || !library->bind(release, "kp_counters_free")) return {{"error", request.counters_library + " is not a kernelpro counters library"}, {"stage", "load"}};
     nlohmann::json ask = {{"metrics", request.counter_metrics}, {"max_ranges", request.max_kernels}};
     PassContext context{gpu, call, nullptr};
     char* text = collect(ask.dump().c_str(), prepare_pass, call_pass, &context);
@@ -60,7 +60,6 @@ nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
     }
     nlohmann::json reply = nlohmann::json::parse(text ? text : "null", nullptr, false);
     release(text);
-    // The library stays loaded: CUPTI keeps callbacks into it until the process ends (by _exit).
     if (reply.is_discarded() || !reply.is_object()) return {{"error", "the counters library answered no JSON"}, {"stage", "reply"}};
     return reply;
 }

@@ -17,6 +17,8 @@ GpuSession::GpuSession(double call_timeout_seconds) : call_timeout_seconds_(call
         throw WorkerFailure(FailureClass::Crash, std::string("no usable GPU: ") + cudaGetErrorString(e), "init");
     check_cuda(cudaSetDevice(0), "cudaSetDevice");
     check_cuda(cudaGetDeviceProperties(&properties_, 0), "cudaGetDeviceProperties");
+    char pci_bus_id[32] = {};
+    if (cudaDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, 0) == cudaSuccess) clock_monitor_ = gpu::ClockMonitor::open(pci_bus_id);
     l2_bytes_ = static_cast<size_t>(properties_.l2CacheSize);
     // Persisting L2 carve-out to zero: no access-policy window can keep data resident across samples.
     cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
@@ -42,8 +44,8 @@ nlohmann::json GpuSession::device_json() const {
             {"memory_bytes", properties_.totalGlobalMem},
             {"cuda_driver_version", driver},
             {"cuda_runtime_version", runtime},
-            {"driver_version", clock_probe_.driver_version()},
-            {"nvml", clock_probe_.available()}};
+            {"driver_version", clock_monitor_.driver_version()},
+            {"nvml", clock_monitor_.available()}};
 }
 
 void GpuSession::wait_event(cudaEvent_t event, const std::string& phase) {
@@ -109,8 +111,9 @@ ColdSample GpuSession::timed_call(const KernelLibrary& library, const std::vecto
     wait_event(stop_, phase);
     check_cuda(cudaDeviceSynchronize(), phase + ": kernel failed");
     sample.host_seconds = seconds_since(host_start);
-    sample.sm_clock_mhz = clock_probe_.sm_clock_mhz();
-    sample.throttled = clock_probe_.throttled();
+    const auto clock = clock_monitor_.read();
+    sample.sm_clock_mhz = clock.sm_clock_mhz;
+    sample.throttled = clock.throttled;
     float ms = 0;
     check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
     sample.event_seconds = ms * 1e-3;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/worker/kernel_library.h"
-#include "eval/worker/sm_clock_probe.h"
+#include "gpu/clock_monitor.h"
 
 namespace kp::worker {
 
@@ -57,7 +57,7 @@ private:
     size_t flush_bytes_ = 0;
     unsigned flush_round_ = 0;
     cudaEvent_t start_ = nullptr, stop_ = nullptr, done_ = nullptr;
-    SmClockProbe clock_probe_;
+    gpu::ClockMonitor clock_monitor_;  // NVML for this GPU, found by its PCI bus id
 };
 
 }  // namespace kp::worker

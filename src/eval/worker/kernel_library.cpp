@@ -1,7 +1,5 @@
 #include "eval/worker/kernel_library.h"
 
-#include <dlfcn.h>
-
 #include "eval/worker/worker_failure.h"
 
 namespace kp::worker {
@@ -9,14 +7,12 @@ namespace kp::worker {
 KernelLibrary KernelLibrary::load(const std::string& path, const std::string& role) {
     KernelLibrary lib;
     lib.role_ = role;
-    lib.handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib.handle_) {
-        const char* why = ::dlerror();
-        throw WorkerFailure(FailureClass::Crash, role + ": cannot load " + path + ": " + (why ? why : "?"), "load");
-    }
-    lib.forward_ = reinterpret_cast<decltype(&kp_forward)>(::dlsym(lib.handle_, "kp_forward"));
-    lib.setup_ = reinterpret_cast<decltype(&kp_setup)>(::dlsym(lib.handle_, "kp_setup"));
-    lib.teardown_ = reinterpret_cast<decltype(&kp_teardown)>(::dlsym(lib.handle_, "kp_teardown"));
+    auto opened = gpu::DynamicLibrary::open({path}, gpu::DynamicLibrary::Lifetime::process);
+    if (!opened) throw WorkerFailure(FailureClass::Crash, role + ": cannot load " + opened.error().message, "load");
+    lib.library_ = std::move(*opened);
+    lib.library_.bind(lib.forward_, "kp_forward");
+    lib.library_.bind(lib.setup_, "kp_setup");
+    lib.library_.bind(lib.teardown_, "kp_teardown");
     if (!lib.forward_) throw WorkerFailure(FailureClass::Crash, role + ": " + path + " does not export kp_forward", "load");
     return lib;
 }
@@ -24,7 +20,7 @@ KernelLibrary KernelLibrary::load(const std::string& path, const std::string& ro
 KernelLibrary::KernelLibrary(KernelLibrary&& other) noexcept { *this = std::move(other); }
 
 KernelLibrary& KernelLibrary::operator=(KernelLibrary&& other) noexcept {
-    std::swap(handle_, other.handle_);
+    std::swap(library_, other.library_);
     std::swap(role_, other.role_);
     std::swap(forward_, other.forward_);
     std::swap(setup_, other.setup_);
@@ -35,7 +31,7 @@ KernelLibrary& KernelLibrary::operator=(KernelLibrary&& other) noexcept {
 KernelLibrary::~KernelLibrary() {
     // Libraries stay mapped until the worker exits: unloading code that may have left work or
     // callbacks behind is riskier than the memory it would free, and each worker is short-lived.
-    if (handle_ && teardown_) teardown_();
+    if (teardown_) teardown_();
 }
 
 int KernelLibrary::setup(const std::vector<kp_tensor>& inputs, const std::vector<kp_tensor>& outputs) const {

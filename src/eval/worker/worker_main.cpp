@@ -2,7 +2,6 @@
 // does (illegal address, hang, abort, exhausting memory) ends this process and not the
 // orchestrator. Reads one request (JSON) on stdin and answers with JSON lines on the channel file
 // descriptor given by --channel-fd; see docs/worker-protocol.md.
-#include <dlfcn.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -20,6 +19,7 @@
 #include "eval/worker/evaluation.h"
 #include "eval/worker/gpu_session.h"
 #include "eval/worker/worker_failure.h"
+#include "gpu/dynamic_library.h"
 
 using namespace kp;
 using namespace kp::worker;
@@ -30,10 +30,10 @@ namespace {
 void flush_injected_tracer() {
     const char* injected = std::getenv("CUDA_INJECTION64_PATH");
     if (!injected || !*injected) return;
-    void* handle = ::dlopen(injected, RTLD_NOW | RTLD_NOLOAD);
-    if (!handle) return;
-    if (auto flush = reinterpret_cast<void (*)()>(::dlsym(handle, "kp_timeline_flush"))) flush();
-    ::dlclose(handle);
+    auto library = gpu::DynamicLibrary::find_loaded(injected);
+    if (!library) return;
+    void (*flush)() = nullptr;
+    if (library->bind(flush, "kp_timeline_flush")) flush();
 }
 }  // namespace
 

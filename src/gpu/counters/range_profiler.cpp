@@ -12,7 +12,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
-#include <dlfcn.h>
+#include "gpu/dynamic_library.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -70,12 +70,12 @@ void check(CUresult result, const char* stage) {
 const DriverApi& driver() {
     static const DriverApi api = [] {
         DriverApi a;
-        void* h = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-        if (!h) h = ::dlopen("libcuda.so.1", RTLD_NOW);
-        if (!h) throw CountersError("driver", std::string("cannot open libcuda.so.1: ") + ::dlerror());
+        // The host program's libcuda (the worker's CUDA runtime loaded it), else a fresh one.
+        auto library = kp::gpu::DynamicLibrary::find_loaded("libcuda.so.1");
+        if (!library) library = kp::gpu::DynamicLibrary::open({"libcuda.so.1"}, kp::gpu::DynamicLibrary::Lifetime::process);
+        if (!library) throw CountersError("driver", "cannot open " + library.error().message);
         auto load = [&](auto& fn, const char* name) {
-            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(h, name));
-            if (!fn) throw CountersError("driver", std::string("libcuda.so.1 lacks ") + name);
+            if (!library->bind(fn, name)) throw CountersError("driver", std::string("libcuda.so.1 lacks ") + name);
         };
         load(a.cuCtxGetCurrent, "cuCtxGetCurrent");
         load(a.cuCtxGetDevice, "cuCtxGetDevice");
