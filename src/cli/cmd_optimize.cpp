@@ -1,7 +1,8 @@
 // kernelpro optimize TASK [--from KERNEL.cu] [--budget-evals N] [--budget-seconds S] [--seed N]
 //                         [--strategy mcts|greedy] [--out DIR] [--store PATH] [--llm PROVIDER:MODEL]
 // Searches parameter moves with the built-in profile-guided tuner, starting from --from, else the
-// task's candidates/tuned.cu, else its reference. Writes OUT/best.cu, OUT/best.json, OUT/summary.md.
+// task's candidates/tuned.cu, else its reference. Writes OUT/best.cu, OUT/best.json, OUT/summary.md
+// and OUT/report.html.
 // Exit codes: 0 a correct kernel was found, 1 none was, 2 usage or task error, 3 environment.
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "agents/scripted_chat_client.h"
 #include "llm/client_factory.h"
 #include "llm/llm_config.h"
+#include "report/report_file.h"
 #include "search/proposers/parameter_space.h"
 #include "search/proposers/tuner_proposer.h"
 #include "search/search_driver.h"
@@ -62,7 +64,7 @@ std::string utc_stamp() {
 }  // namespace
 
 // Runs a driver to completion with the live progress line and Ctrl-C handling (also used by runs resume).
-int run_search_session(search::SearchDriver& driver, optimize::GpuEvaluator& evaluator, const std::string& task_name,
+int run_search_session(search::SearchDriver& driver, store::RunStore& store, optimize::GpuEvaluator& evaluator, const std::string& task_name,
                        const std::filesystem::path& out_dir, bool quiet,
                        const std::function<Result<search::SearchOutcome>()>& go) {
     bool tty = isatty(STDERR_FILENO);
@@ -90,6 +92,10 @@ int run_search_session(search::SearchDriver& driver, optimize::GpuEvaluator& eva
         std::cerr << "error: writing results: " << found.error().message << "\n";
         return kExitEnvironment;
     }
+    // The report is a view of the store: when it cannot be written the run's results still stand.
+    auto report = report::write_run_report(store, outcome->run_id, out_dir / "report.html");
+    if (!report.ok()) std::cerr << "note: no report.html: " << report.error().message << "\n";
+    else for (const auto& notice : report->notices) std::cerr << "note: report.html: " << notice << "\n";
     std::cerr << fmt::format("run {}: {} after {} evaluations, {:.1f} s\n", outcome->run_id,
                              search::stop_reason_name(outcome->stop_reason), outcome->spend.evaluations,
                              outcome->spend.elapsed_seconds);
@@ -100,6 +106,7 @@ int run_search_session(search::SearchDriver& driver, optimize::GpuEvaluator& eva
         if (outcome->best_roofline_fraction)
             std::cout << fmt::format(", {:.1f}% of the roofline floor", 100.0 * *outcome->best_roofline_fraction);
         std::cout << "\n" << (out_dir / "best.cu").string() << "\n" << (out_dir / "summary.md").string() << "\n";
+        if (report.ok()) std::cout << (out_dir / "report.html").string() << "\n";
         std::cout << fmt::format("resume with: kernelpro runs resume {}\n", outcome->run_id);
         return kExitOk;
     }
@@ -281,7 +288,7 @@ Handler register_optimize(CLI::App& root) {
                                  baseline_path.string(), space->parameters.empty() ? 1 : search::enumerate_points(*space).size(),
                                  a->budget_evals, a->budget_seconds > 0 ? fmt::format(" / {:.0f} s", a->budget_seconds) : "",
                                  out_dir.string());
-        return run_search_session(driver, evaluator, task->name, out_dir, a->quiet,
+        return run_search_session(driver, *store, evaluator, task->name, out_dir, a->quiet,
                                   [&] { return driver.start(identity, baseline, config); });
     };
 }

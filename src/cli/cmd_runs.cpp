@@ -144,7 +144,7 @@ int resume_run(const RunsArgs& a) {
     search::TunerProposer tuner;
     search::SearchDriver driver(*st, evaluator, tuner);
     std::cerr << fmt::format("resuming run {} ({}), out {}\n", a.id, run->task_name, out_dir.string());
-    return run_search_session(driver, evaluator, task->name, out_dir, a.quiet,
+    return run_search_session(driver, *st, evaluator, task->name, out_dir, a.quiet,
                               [&] { return driver.resume(a.id, resume); });
 }
 }  // namespace

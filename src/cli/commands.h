@@ -24,5 +24,6 @@ Handler register_device(CLI::App& root);
 Handler register_optimize(CLI::App& root);
 Handler register_runs(CLI::App& root);
 Handler register_profile(CLI::App& root);
+Handler register_report(CLI::App& root);
 
 }  // namespace kp::cli

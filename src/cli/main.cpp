@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     add(kp::cli::register_optimize(app));
     add(kp::cli::register_runs(app));
     add(kp::cli::register_profile(app));
+    add(kp::cli::register_report(app));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -52,4 +52,12 @@ TaskFloors task_floors(const TaskSpec& task, const nlohmann::json& device, const
     return floors;
 }
 
+nlohmann::json roofline_model_json(const TaskSpec& task, const nlohmann::json& floor) {
+    const double memory = floor.value("memory_seconds", 0.0), compute = floor.value("compute_seconds", 0.0);
+    return {{"flops", task.cost.flops}, {"bytes", task.cost.bytes}, {"precision", task.cost.precision},
+            {"peak_flops_per_s", compute > 0 ? task.cost.flops / compute : 0.0},
+            {"peak_dram_bytes_per_s", memory > 0 ? task.cost.bytes / memory : 0.0},
+            {"peaks_source", floor.value("ceilings", std::string())}, {"floor_seconds", std::max(memory, compute)}};
+}
+
 }  // namespace kp

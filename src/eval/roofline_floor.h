@@ -43,4 +43,10 @@ struct TaskFloors {
 // measured ceilings looked up under `cache_root` (cache_directory()).
 TaskFloors task_floors(const TaskSpec& task, const nlohmann::json& device, const std::filesystem::path& cache_root);
 
+// What a roofline chart needs for this task, from a floor's JSON (RooflineFloor::to_json): its
+// minimal FLOPs and bytes, precision, the rates the floor used and the floor, as {"flops",
+// "bytes", "precision", "peak_flops_per_s", "peak_dram_bytes_per_s", "peaks_source",
+// "floor_seconds"} (stored with each search evaluation, read by the report).
+nlohmann::json roofline_model_json(const TaskSpec& task, const nlohmann::json& floor);
+
 }  // namespace kp

@@ -6,6 +6,7 @@
 #include "analysis/feedback.h"
 #include "common/files.h"
 #include "diagnose/profile_candidate.h"
+#include "eval/roofline_floor.h"
 #include "profile/ptxas_report.h"
 #include "search/proposers/tuner_proposer.h"
 
@@ -92,6 +93,8 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
         return saved.error();
     auto outcome = outcome_from_report(*report);
     outcome.details["report_path"] = report_path(request.evaluation_key).string();
+    if (report->timing.is_object() && report->timing.contains("roofline_floor"))
+        outcome.details["roofline_model"] = roofline_model_json(task_, report->timing["roofline_floor"]);
     if (profile_options_ && outcome.correct() && report->candidate_build) {
         auto diagnosis = diagnose::profile_candidate(task_, *report->candidate_build, *profile_options_);
         if (diagnosis.ok()) {
