@@ -1,5 +1,5 @@
 // kernelpro profile TASK CANDIDATE.cu [--json | --feedback] [--tools a,b] [--collectors ncu,sass,...]
-// kernelpro profile --list-tools
+// kernelpro profile --list-tools | --list-collectors
 // Builds the candidate, collects counters (in the worker through CUPTI, or with ncu), classifies each
 // kernel on the roofline, runs its class's tools and prints the ranked findings. Exit codes: 0 profiled,
 // 1 the candidate failed to build, 2 usage or task error,
@@ -26,7 +26,7 @@ struct ProfileArgs {
     std::string task, candidate, ncu, request_file, counters_file, ncu_csv, ceilings;
     std::vector<std::string> params, tools, collectors;
     std::string stages = "auto", counters = "auto";
-    bool json = false, feedback = false, list_tools = false, quiet = false, no_cache = false;
+    bool json = false, feedback = false, list_tools = false, list_collectors = false, quiet = false, no_cache = false;
     double budget_seconds = 120.0;
     int budget_passes = 40;
 };
@@ -51,10 +51,10 @@ Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a) {
     options.tools = split_commas(a.tools);
     for (const auto& t : options.tools)
         if (!analysis::default_tool_registry().find(t)) return make_error("unknown tool '" + t + "' (see kernelpro profile --list-tools)");
-    auto collectors = diagnose::apply_collector_list(split_commas(a.collectors), options.collectors);
+    auto collectors = diagnose::default_collector_registry().apply_list(split_commas(a.collectors), options.collectors);
     if (!collectors) return collectors.error();
-    options.collectors = collectors->first;
-    options.timeline_always = collectors->second;
+    options.collectors = collectors->enabled;
+    options.named_collectors = collectors->named;
     options.stages = a.stages == "1" ? analysis::StagePlan::one_run : a.stages == "2" ? analysis::StagePlan::two_runs : analysis::StagePlan::automatic;
     options.counters = a.counters == "cupti" ? diagnose::CounterSource::cupti
                      : a.counters == "ncu"   ? diagnose::CounterSource::ncu
@@ -95,6 +95,11 @@ int run_profile(const ProfileArgs& a) {
     if (a.list_tools) {
         if (a.json) std::cout << analysis::tool_list_json().dump(2) << "\n";
         else std::cout << analysis::render_tool_list();
+        return kExitOk;
+    }
+    if (a.list_collectors) {
+        if (a.json) std::cout << diagnose::collector_list_json().dump(2) << "\n";
+        else std::cout << diagnose::render_collector_list();
         return kExitOk;
     }
     if (auto problem = usage_problem(a); !problem.empty()) {
@@ -144,12 +149,14 @@ Handler register_profile(CLI::App& root) {
     cmd->add_option("task", a->task, "Task folder (holding task.toml)");
     cmd->add_option("candidate", a->candidate, "Candidate .cu file");
     cmd->add_flag("--list-tools", a->list_tools, "List the tools (name, roofline classes, data needed) and exit; with --json, every metric too");
+    cmd->add_flag("--list-collectors", a->list_collectors,
+                  "List the collectors (name, on by default or not, GPU, stages, declared cost, what each provides) and exit");
     cmd->add_flag("--json", a->json, "Print the JSON report (schema kernelpro.profile/1)");
     cmd->add_flag("--feedback", a->feedback, "Print only the compact feedback text given to an LLM");
     cmd->add_option("--tools", a->tools, "Run only these tools (comma-separated, see --list-tools)");
     cmd->add_option("--collectors", a->collectors,
-                    "Collectors: ncu,source,sass,ptxas,timeline,occupancy; a list replaces the default set "
-                    "(all but source; timeline only for calls with 2+ kernels), +NAME adds, -NAME removes");
+                    "Collectors (see --list-collectors): a list replaces the default set (all but source; the "
+                    "timeline only for calls of 2+ kernels unless named), +NAME adds, -NAME removes");
     cmd->add_option("--stages", a->stages, "Counter collection: auto (one run with every tool's counters when the budget allows, else two), 1, 2")
         ->check(CLI::IsMember({"auto", "1", "2"}))
         ->capture_default_str();

@@ -4,119 +4,99 @@
 #include <future>
 
 #include "analysis/tool_registry.h"
-#include "diagnose/profile_steps.h"
+#include "diagnose/session_steps.h"
 
 namespace kp::diagnose {
 
-ProfileSession::ProfileSession(const TaskSpec& task_, const BuildOutcome& build_, const ProfileOptions& options_)
-    : task(task_), build(build_), options(options_),
+ProfileSession::ProfileSession(const TaskSpec& task_, const BuildOutcome& build_, const ProfileOptions& options_,
+                               std::vector<const Collector*> collectors_)
+    : task(task_), build(build_), options(options_), collectors(std::move(collectors_)),
       cache(options_.cache_directory.empty() ? cache_directory() / "profile" : options_.cache_directory),
       refresh(!options_.use_cache) {
     report.task = task.name;
     report.candidate = build.source_copy.string();
     report.library = build.library.string();
+    for (const Collector* c : collectors) c->configure(plan);
 }
 
 void ProfileSession::progress(const std::string& line) const {
     if (options.on_progress) options.on_progress(line);
 }
 
-void sort_longest_first(ProfileSession& s) {
-    std::stable_sort(s.kernels.begin(), s.kernels.end(), [](const analysis::ProfileData& a, const analysis::ProfileData& b) {
-        double da = a.metrics ? a.metrics->number("gpu__time_duration.sum").value_or(0) : 0;
-        double db = b.metrics ? b.metrics->number("gpu__time_duration.sum").value_or(0) : 0;
-        return da > db;
-    });
-}
-
 namespace {
 
-analysis::DiagnosisOptions diagnosis_options(const ProfileOptions& options) {
-    analysis::DiagnosisOptions d;
-    d.only_tools = options.tools;
-    d.gate_by_class = options.tools.empty();  // tools picked by name run whatever the class
-    return d;
-}
-
-// The kernel's diagnosis; when its counters cannot be classified, the offline one (SASS/ptxas).
-KernelDiagnosis diagnose_kernel(ProfileSession& s, const analysis::ProfileData& data) {
-    KernelDiagnosis k;
-    const auto options = diagnosis_options(s.options);
-    auto d = analysis::diagnose(data, analysis::default_tool_registry(), options);
-    if (d) {
-        k.diagnosis = std::move(*d);
-        k.roofline_known = data.metrics.has_value();
-        return k;
-    }
-    s.report.notes.push_back("diagnose " + short_kernel_name(data.kernel_name) + ": " + d.error().message);
-    analysis::ProfileData offline = data;
-    offline.metrics.reset();
-    k.diagnosis = *analysis::diagnose(offline, analysis::default_tool_registry(), options);
-    return k;
-}
-
-ProfileReport offline_report(ProfileSession& s, const std::string& why) {
-    s.report.environment_error = why;
-    for (const std::string& name : s.entry_kernels) s.report.kernels.push_back(diagnose_kernel(s, kernel_data(s, name)));
-    s.report.seconds = s.elapsed();
-    return std::move(s.report);
-}
-
-Status check_names(const ProfileOptions& options) {
-    for (const auto& c : options.collectors)
-        if (!all_profile_collectors().count(c)) return make_error("unknown collector '" + c + "' (known: " + known_collector_list() + ")");
+Result<std::vector<const Collector*>> enabled_collectors(const ProfileOptions& options, const CollectorRegistry& registry) {
+    for (const auto& name : options.collectors)
+        if (!registry.find(name)) return make_error("unknown collector '" + name + "' (known: " + registry.name_list() + ")");
     for (const auto& t : options.tools)
         if (!analysis::default_tool_registry().find(t)) return make_error("unknown tool '" + t + "' (see --list-tools)");
+    std::vector<const Collector*> enabled;
+    for (const Collector* c : registry.all())
+        if (options.collectors.count(std::string(c->name()))) enabled.push_back(c);
+    return enabled;
+}
+
+// Every enabled collector that takes part in `stage`, in registration order; the first error.
+Status run_stage(ProfileSession& s, CollectorStage stage) {
+    for (const Collector* c : s.collectors) {
+        const auto stages = c->stages();
+        if (std::find(stages.begin(), stages.end(), stage) == stages.end()) continue;
+        if (auto done = c->collect(stage, s); !done) return done;
+    }
     return {};
 }
 
-// The GPU steps: counters, the timeline, stage 2, occupancy. An error is why the profile shows the
-// offline diagnosis instead.
-Status run_gpu_steps(ProfileSession& s) {
-    if (auto ready = prepare_gpu_steps(s); !ready) return ready;
-    if (s.wants("ncu"))
-        if (auto counted = collect_first_counters(s); !counted) return counted;
-    collect_timeline(s);
-    return {};
+// The same for the stages the profile goes on after whatever happens: an error is a note.
+void run_stage_noting(ProfileSession& s, CollectorStage stage) {
+    if (auto done = run_stage(s, stage); !done) s.report.notes.push_back(std::string(to_string(stage)) + ": " + done.error().message);
+}
+
+bool needs_gpu(const ProfileSession& s) {
+    if (s.recorded()) return false;  // the counters come from the recorded CSV: no GPU step runs
+    return std::any_of(s.collectors.begin(), s.collectors.end(), [](const Collector* c) { return c->needs_gpu(); });
+}
+
+// Why the GPU steps cannot run (no GPU, no worker), or "" once they are ready.
+std::string prepare_the_gpu(ProfileSession& s) {
+    if (!s.ceilings.gpu_present)
+        return s.ceilings.gpu_error + "; counters, the roofline, occupancy with the real launch and the timeline need a GPU: "
+                                      "showing the SASS/ptxas findings only";
+    auto ready = prepare_gpu(s);
+    return ready ? "" : ready.error().message;
 }
 
 }  // namespace
 
-void diagnose_kernels(ProfileSession& s) {
-    for (size_t i = 0; i < s.kernels.size(); ++i) {
-        KernelDiagnosis k = diagnose_kernel(s, s.kernels[i]);
-        if (i < s.plans.size()) {
-            k.stage2_tools = s.plans[i].tools;
-            k.stage2_dropped = s.plans[i].dropped;
-        }
-        s.report.kernels.push_back(std::move(k));
-    }
-}
-
-Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options) {
+Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options,
+                                               const CollectorRegistry& registry) {
     if (!build.ok()) return make_error("the candidate did not build: " + build.message);
-    if (auto names = check_names(options); !names) return names.error();
-    ProfileSession s(task, build, options);
+    auto collectors = enabled_collectors(options, registry);
+    if (!collectors) return collectors.error();
+    ProfileSession s(task, build, options, std::move(*collectors));
     // The CPU-side work overlaps the GPU's: the ceilings (which start the driver) and the SASS
     // (cuobjdump + nvdisasm) run on their own threads while the counters are collected.
     auto ceilings = std::async(std::launch::async, load_session_ceilings, options.ceilings_file);
-    start_build_artifacts(s);
+    for (const Collector* c : s.collectors) c->start(s);
     s.ceilings = ceilings.get();
     s.report.ceilings_source = s.ceilings.source;
-    find_entry_kernels(s);
 
-    if (!options.ncu_csv.empty())
-        if (auto loaded = load_recorded_counters(s); !loaded) return loaded.error();
-    const bool need_gpu = options.ncu_csv.empty() && (s.wants("ncu") || s.wants("timeline"));
-    if (!need_gpu && s.kernels.empty()) return offline_report(s, "");
-    if (need_gpu && !s.ceilings.gpu_present)
-        return offline_report(s, s.ceilings.gpu_error + "; counters, the roofline, occupancy with the real launch and "
-                                 "the timeline need a GPU: showing the SASS/ptxas findings only");
-    if (need_gpu)
-        if (auto ran = run_gpu_steps(s); !ran) return offline_report(s, ran.error().message);
+    const bool gpu = needs_gpu(s);
+    std::string offline = gpu ? prepare_the_gpu(s) : "";
+    if (offline.empty() && (gpu || s.recorded()))
+        if (auto counted = run_stage(s, CollectorStage::counters); !counted) {
+            if (s.recorded()) return counted.error();  // an unreadable recording is the caller's mistake
+            offline = counted.error().message;
+        }
+    run_stage_noting(s, CollectorStage::build);
+    find_entry_kernels(s);
+    if (!offline.empty()) return offline_report(s, offline);
+    assemble_kernels(s);
+    run_stage_noting(s, CollectorStage::kernels);
+    run_stage_noting(s, CollectorStage::call);
+    if (!gpu && s.kernels.empty()) return offline_report(s, "");
     sort_longest_first(s);
-    classify_and_collect_stage2(s);
-    reconcile_occupancy(s);
+    run_stage_noting(s, CollectorStage::refine);
+    run_stage_noting(s, CollectorStage::reconcile);
     diagnose_kernels(s);
     s.report.seconds = s.elapsed();
     return std::move(s.report);

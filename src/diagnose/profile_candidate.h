@@ -1,6 +1,7 @@
 // The profile of one built candidate, behind `kernelpro profile`, `optimize --profile` and the
-// search's evaluator: collect what the tools need for every kernel of one call, reconcile it,
-// diagnose each kernel and report what it cost. Counters are collected by the worker itself
+// search's evaluator: the enabled collectors (collector.h) gather what the tools need for every
+// kernel of one call, stage by stage; then each kernel is diagnosed and the report says what it
+// cost. Counters are collected by the worker itself
 // through CUPTI's range profiler (or by ncu: see CounterSource), in one collection when they fit
 // the budget (analysis::StagePlan); otherwise:
 //   stage 1: the roofline counters of one call (the warm-up is outside the profiled range), SASS
@@ -15,6 +16,7 @@
 #include "analysis/diagnosis.h"
 #include "build/candidate_builder.h"
 #include "common/result.h"
+#include "diagnose/collector_registry.h"
 #include "diagnose/profile_options.h"
 #include "diagnose/profile_report.h"
 #include "task/task_spec.h"
@@ -23,7 +25,9 @@ namespace kp::diagnose {
 
 // Errors only for what is not the environment's fault (the build failed, an unknown collector or
 // tool, an unreadable recorded CSV); a missing GPU or tool is a report with environment_error.
-Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options);
+// The collectors named in options.collectors come from `registry` (a test may add its own).
+Result<ProfileReport> profile_candidate_report(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options,
+                                               const CollectorRegistry& registry = default_collector_registry());
 
 // The main (longest) kernel's diagnosis; an error when nothing could be diagnosed.
 Result<analysis::Diagnosis> profile_candidate(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/planner.h"
-#include "diagnose/collector_names.h"
+#include "diagnose/collector_registry.h"
 
 namespace kp::diagnose {
 
@@ -21,10 +21,12 @@ enum class CounterSource { automatic, cupti, ncu };
 struct ProfileOptions {
     std::string ncu_path;                  // empty: located (KERNELPRO_NCU, PATH, ...)
     std::vector<std::string> tools;        // empty: the tools of each kernel's roofline class
-    std::set<std::string> collectors = default_profile_collectors();
+    std::set<std::string> collectors = default_collector_registry().default_names();
+    // Collectors asked for by name (--collectors): one that runs only when useful runs anyway (the
+    // timeline for a call of one kernel).
+    std::set<std::string> named_collectors;
     analysis::StagePlan stages = analysis::StagePlan::automatic;
     CounterSource counters = CounterSource::automatic;
-    bool timeline_always = false;          // false: only when a call launches two or more kernels
     double budget_seconds = 120.0;         // all profiling together
     int budget_passes = 40;                // replay passes, both stages together
     int max_kernels = 16;                  // kernel launches of one call to profile

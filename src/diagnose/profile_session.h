@@ -1,5 +1,6 @@
-// One profile in progress: what it was asked for, what its steps have collected so far, and the
-// report it fills in. Internal to kp_diagnose; each step (profile_steps.h) reads and adds to it.
+// One profile in progress: what it was asked for, the enabled collectors, what they have
+// collected so far, and the report it fills in. Internal to kp_diagnose; the collectors
+// (collectors/*.cpp) and the steps between their stages (session_steps.h) read and add to it.
 #pragma once
 
 #include <chrono>
@@ -10,16 +11,17 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/micro_tool.h"
 #include "analysis/planner.h"
 #include "analysis/profile_data.h"
 #include "build/candidate_builder.h"
 #include "common/files.h"
+#include "diagnose/collector.h"
 #include "diagnose/counter_collection.h"
 #include "diagnose/profile_options.h"
 #include "diagnose/profile_report.h"
 #include "diagnose/session_ceilings.h"
 #include "profile/collector.h"
+#include "profile/ncu_collector.h"
 #include "profile/ptxas_report.h"
 #include "profile/sass_collector.h"
 #include "task/task_spec.h"
@@ -30,14 +32,17 @@ using Clock = std::chrono::steady_clock;
 
 // The SASS collection runs on its own thread while the counters are collected; its result and the
 // seconds it took.
-using SassOutcome = std::pair<std::optional<Result<profile::SassCollection>>, double>;
+using SassOutcome = std::pair<Result<profile::SassCollection>, double>;
 
 struct ProfileSession {
-    ProfileSession(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options);
+    ProfileSession(const TaskSpec& task, const BuildOutcome& build, const ProfileOptions& options,
+                   std::vector<const Collector*> collectors);
 
     const TaskSpec& task;
     const BuildOutcome& build;
     const ProfileOptions& options;
+    const std::vector<const Collector*> collectors;  // the enabled ones, in registration order
+    CollectionPlan plan;                             // what they told the session (configure)
     Clock::time_point start = Clock::now();
     ProfileReport report;
     // Always written; read unless use_cache is off (then everything is collected afresh and
@@ -48,17 +53,19 @@ struct ProfileSession {
 
     // From the build (no GPU).
     std::future<SassOutcome> sass_future;
-    bool sass_joined = false;
     std::optional<profile::SassCollection> sass;
     std::optional<profile::PtxasReport> ptxas;
     std::vector<std::string> entry_kernels;  // by mangled name, from ptxas (else SASS)
 
-    // On the GPU.
+    // On the GPU (prepare_gpu).
+    bool gpu_ready = false;
     std::filesystem::path worker;
     std::optional<ScratchDirectory> scratch;
     std::string cache_key;  // the build, the task (its inputs), the GPU and the ncu asked for
+
+    // The counters: the first collection (or the recorded CSV) gives the kernel list.
     std::optional<CounterCollection> counters;
-    std::vector<const analysis::MicroTool*> candidate_tools;  // named, else every tool
+    profile::NcuResult first_collection;
     std::vector<std::string> stage1_metrics;
     bool all_tools_counted = false;        // every tool's counters are in hand already
     analysis::ProfilingPlan one_run_plan;  // their plan, when all_tools_counted
@@ -67,7 +74,7 @@ struct ProfileSession {
     std::vector<analysis::ProfileData> kernels;
     std::vector<analysis::ProfilingPlan> plans;  // stage 2's, by kernel
 
-    bool wants(const char* collector) const { return options.collectors.count(collector) > 0; }
+    bool recorded() const { return !options.ncu_csv.empty(); }  // counters replayed from --ncu-csv
     void progress(const std::string& line) const;
     double elapsed() const { return std::chrono::duration<double>(Clock::now() - start).count(); }
 };

@@ -2,36 +2,12 @@
 // only the offline collectors asked for), with the same gain floor as every diagnosis.
 #include <gtest/gtest.h>
 
-#include "diagnose/collector_names.h"
 #include "profile_fixture.h"
 
 using namespace kp::testing;
 
 namespace {
 const std::string kTask = kSource + "/tasks/transpose_f32";
-}
-
-TEST(CollectorList, PlainListReplacesPlusAddsMinusRemoves) {
-    using kp::diagnose::apply_collector_list;
-    const auto& base = kp::diagnose::default_profile_collectors();
-    EXPECT_FALSE(base.count("source")) << "the source page costs ~12 passes: opt-in";
-    auto plus = apply_collector_list({"+source"}, base);
-    ASSERT_TRUE(plus);
-    EXPECT_TRUE(plus->first.count("source"));
-    EXPECT_TRUE(plus->first.count("ncu"));
-    EXPECT_FALSE(plus->second);
-    auto minus = apply_collector_list({"-timeline", "-occupancy"}, base);
-    ASSERT_TRUE(minus);
-    EXPECT_FALSE(minus->first.count("timeline"));
-    EXPECT_FALSE(minus->first.count("occupancy"));
-    EXPECT_TRUE(minus->first.count("sass"));
-    auto plain = apply_collector_list({"sass", "timeline"}, base);
-    ASSERT_TRUE(plain);
-    EXPECT_EQ(plain->first, (std::set<std::string>{"sass", "timeline"}));
-    EXPECT_TRUE(plain->second) << "a named timeline runs whatever the number of kernels";
-    auto bad = apply_collector_list({"+bogus"}, base);
-    ASSERT_FALSE(bad);
-    EXPECT_NE(bad.error().message.find("unknown collector 'bogus'"), std::string::npos);
 }
 
 TEST(OfflineProfile, UnknownCollectorOrToolIsAnError) {

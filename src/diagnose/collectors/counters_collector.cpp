@@ -1,14 +1,17 @@
-// The profile's hardware counters: recorded ones (--ncu-csv), or one or two collections in the
-// worker (CUPTI) or by ncu, and the stage-2 plan by roofline class in between.
+// "ncu": the hardware counters of every kernel launch of one call, counted by the worker through
+// CUPTI's range profiler or by ncu (CounterCollection), or replayed from a CSV ncu recorded
+// (--ncu-csv). The first collection holds the roofline's counters and, when they fit the budget,
+// every tool's; otherwise, once the roofline classes are known, a second collection gets the
+// counters of each class's tools (within the budget left), merged by launch.
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "analysis/roofline.h"
 #include "analysis/tool_registry.h"
-#include "diagnose/profile_steps.h"
-#include "eval/protocol.h"
-#include "eval/worker_client.h"
+#include "diagnose/collector.h"
+#include "diagnose/session_steps.h"
+#include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
 
 namespace kp::diagnose {
@@ -17,108 +20,51 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The cache key of every GPU result of one profile: the binary, the task (its shapes and inputs),
-// the GPU with its driver, and the ncu asked for.
-std::string profile_cache_key(const BuildOutcome& build, const TaskSpec& task, const std::string& device, const std::string& ncu) {
-    return profile::CollectorCache::make_key({"profile/1", build.key, to_json(task).dump(), device, ncu});
-}
-
-WorkerRequest profile_request(const TaskSpec& task, const BuildOutcome& build, int iterations) {
-    WorkerRequest request;
-    request.mode = "profile_run";
-    request.task = to_json(task);
-    request.candidate_library = build.library.string();
-    request.seed = 42;
-    request.profile_iterations = iterations;
-    return request;
-}
-
-void attach_source_pages(analysis::ProfileData& data, const profile::NcuResult& result) {
-    for (const auto& page : result.source_pages)
-        if (short_kernel_name(page.kernel_name) == short_kernel_name(data.kernel_name) && !data.source) data.source = page;
-}
-
-void merge_metrics(profile::KernelMetrics& into, const profile::KernelMetrics& from) {
-    for (const auto& [name, value] : from.metrics) into.metrics.insert_or_assign(name, value);
-}
-
-// Stage 2's result, merged into the kernels: the same launches in the same order, matched by id,
-// then by name.
-void merge_stage2(std::vector<analysis::ProfileData>& kernels, const profile::NcuResult& result) {
-    for (auto& data : kernels) {
-        if (!data.metrics) continue;
-        const profile::KernelMetrics* match = nullptr;
-        for (const auto& k : result.kernels)
-            if (k.id == data.metrics->id && k.name == data.metrics->name) match = &k;
-        for (const auto& k : result.kernels)
-            if (!match && k.name == data.metrics->name) match = &k;
-        if (match) merge_metrics(*data.metrics, *match);
-        attach_source_pages(data, result);
-    }
-}
-
-std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options, analysis::RooflineClass kind) {
-    if (options.tools.empty()) return analysis::default_tool_registry().for_class(kind);
+std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options) {
+    if (options.tools.empty()) return analysis::default_tool_registry().all();
     std::vector<const analysis::MicroTool*> tools;
     for (const auto& name : options.tools) tools.push_back(analysis::default_tool_registry().find(name));
     return tools;
 }
 
-}  // namespace
+std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options, analysis::RooflineClass kind) {
+    return options.tools.empty() ? analysis::default_tool_registry().for_class(kind) : tools_for(options);
+}
 
-Status load_recorded_counters(ProfileSession& s) {
+Status load_recorded(ProfileSession& s) {
     const fs::path& csv = s.options.ncu_csv;
     auto text = read_text_file(csv);
     if (!text) return make_error("cannot read the ncu CSV: " + text.error().message);
     auto parsed = profile::parse_ncu_csv(*text);
     if (!parsed) return make_error(csv.string() + ": " + parsed.error().message);
     if (parsed->empty()) return make_error(csv.string() + ": no kernel in it");
-    for (const auto& k : *parsed) {
-        auto data = kernel_data(s, k.name);
-        data.metrics = k;
-        s.kernels.push_back(std::move(data));
-    }
+    s.first_collection.kernels = std::move(*parsed);
     s.report.notes.push_back("counters from " + csv.string() + " (not measured now; " +
-                             std::to_string(profile::counted_replay_passes(*parsed)) + " replay passes when recorded)");
+                             std::to_string(profile::counted_replay_passes(s.first_collection.kernels)) +
+                             " replay passes when recorded)");
     s.all_tools_counted = true;
     return {};
 }
 
-Status prepare_gpu_steps(ProfileSession& s) {
-    auto worker = find_worker_executable();
-    if (!worker) return make_error("kernelpro-worker not found: " + worker.error().message);
-    s.worker = *worker;
-    auto scratch = ScratchDirectory::create("kp-profile-");
-    if (!scratch) return scratch.error();
-    s.scratch.emplace(std::move(*scratch));
-    s.cache_key = profile_cache_key(s.build, s.task, s.ceilings.device_identity, s.options.ncu_path);
-    if (s.options.tools.empty()) s.candidate_tools = analysis::default_tool_registry().all();
-    else
-        for (const auto& name : s.options.tools) s.candidate_tools.push_back(analysis::default_tool_registry().find(name));
-    return {};
-}
-
-Result<fs::path> write_profile_request(const ProfileSession& s, int iterations, const fs::path& path) {
-    if (auto written = write_file_atomically(path, to_json(profile_request(s.task, s.build, iterations)).dump()); !written)
-        return written.error();
-    return path;
-}
-
-Status collect_first_counters(ProfileSession& s) {
+Status open_collection(ProfileSession& s) {
     // The request is written even when the worker collects the counters itself, so that ncu (a
     // fallback, stage 2's source page, scripts/gpu-profile-check's `--set full`) can run the same call.
-    CounterTarget target{s.worker, profile_request(s.task, s.build, 1), {}, s.cache_key, s.refresh, s.ceilings.limits};
     const fs::path& kept = s.options.request_file;
     if (!kept.empty()) fs::create_directories(fs::absolute(kept).parent_path());
-    auto written = write_profile_request(s, 1, kept.empty() ? s.scratch->path() / "request1.json" : fs::absolute(kept));
+    WorkerRequest request = profile_request(s, 1);
+    auto written = write_profile_request(request, kept.empty() ? s.scratch->path() / "request1.json" : fs::absolute(kept));
     if (!written) return written.error();
-    target.request_file = *written;
+    CounterTarget target{s.worker, std::move(request), *written, s.cache_key, s.refresh, s.ceilings.limits};
     auto opened = CounterCollection::open(s.options, std::move(target), s.cache, s.scratch->path(), s.report);
     if (!opened) return opened.error();
     s.counters.emplace(std::move(*opened));
+    return {};
+}
 
+Status collect_first(ProfileSession& s) {
+    if (auto opened = open_collection(s); !opened) return opened;
     analysis::PlanBudget budget{s.options.budget_passes, s.options.budget_seconds};
-    auto first = analysis::plan_first_collection(s.candidate_tools, s.options.stages, budget, s.wants("source"));
+    auto first = analysis::plan_first_collection(tools_for(s.options), s.options.stages, budget, s.plan.source_page_allowed);
     s.stage1_metrics = first.roofline_metrics;
     if (first.all_tools) {
         s.one_run_plan = first.tools_plan;
@@ -129,19 +75,12 @@ Status collect_first_counters(ProfileSession& s) {
                            s.all_tools_counted ? " (roofline and every tool, one run)" : " (stage 1: roofline)"));
     auto result = s.counters->collect(first.metrics, first.source_page);
     if (!result) return make_error("counters failed: " + result.error().message);
-    for (const auto& k : result->kernels) {
-        auto data = kernel_data(s, k.name);
-        data.metrics = k;
-        attach_source_pages(data, *result);
-        s.kernels.push_back(std::move(data));
-    }
+    s.first_collection = std::move(*result);
     return {};
 }
 
-namespace {
-
 // The class's share of a one-run plan, or a stage-2 plan within the budget left.
-analysis::ProfilingPlan plan_for(ProfileSession& s, const analysis::RooflineResult& roofline) {
+analysis::ProfilingPlan plan_for(const ProfileSession& s, const analysis::RooflineResult& roofline) {
     auto tools = tools_for(s.options, roofline.kind);
     if (s.all_tools_counted) {
         analysis::ProfilingPlan plan = s.one_run_plan;
@@ -157,13 +96,29 @@ analysis::ProfilingPlan plan_for(ProfileSession& s, const analysis::RooflineResu
     analysis::PlanInputs inputs;
     inputs.kernel_seconds = std::max(1e-6, roofline.duration_seconds);
     inputs.sass_cached = true;
-    inputs.source_page_allowed = s.wants("source");
+    inputs.source_page_allowed = s.plan.source_page_allowed;
     return analysis::plan_profiling(roofline.kind, tools, budget, inputs);
 }
 
-}  // namespace
+// Stage 2's result, merged into the kernels: the same launches in the same order, matched by id,
+// then by name.
+void merge_stage2(std::vector<analysis::ProfileData>& kernels, const profile::NcuResult& result) {
+    for (auto& data : kernels) {
+        if (!data.metrics) continue;
+        const profile::KernelMetrics* match = nullptr;
+        for (const auto& k : result.kernels)
+            if (k.id == data.metrics->id && k.name == data.metrics->name) match = &k;
+        for (const auto& k : result.kernels)
+            if (!match && k.name == data.metrics->name) match = &k;
+        if (match)
+            for (const auto& [name, value] : match->metrics) data.metrics->metrics.insert_or_assign(name, value);
+        attach_source_pages(data, result);
+    }
+}
 
-void classify_and_collect_stage2(ProfileSession& s) {
+// Classifies each counted kernel and plans its class's tools; then one more collection for the
+// counters (and the source page) the plans add to the first collection's.
+void collect_stage2(ProfileSession& s) {
     s.plans.assign(s.kernels.size(), {});
     std::vector<std::string> extra_metrics;
     bool source_page = false;
@@ -189,5 +144,33 @@ void classify_and_collect_stage2(ProfileSession& s) {
     if (!result) s.report.notes.push_back("counters stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
     else merge_stage2(s.kernels, *result);
 }
+
+class CountersCollector final : public Collector {
+public:
+    std::string_view name() const override { return "ncu"; }
+    std::string_view provides() const override {
+        return "hardware counters of every kernel launch of one call (the roofline's and the tools'), counted by the worker "
+               "through CUPTI or by ncu";
+    }
+    std::vector<CollectorStage> stages() const override { return {CollectorStage::counters, CollectorStage::refine}; }
+    bool needs_gpu() const override { return true; }
+    profile::CollectorCost declared_cost() const override {
+        return {profile::estimate_ncu_replay_passes(analysis::roofline_metric_names(), {}, false), 2.0};
+    }
+    void configure(CollectionPlan& plan) const override { plan.counters = true; }
+
+    Status collect(CollectorStage stage, ProfileSession& s) const override {
+        if (stage == CollectorStage::refine) {
+            collect_stage2(s);
+            return {};
+        }
+        if (s.recorded()) return load_recorded(s);
+        return s.gpu_ready ? collect_first(s) : Status{};
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> make_counters_collector() { return std::make_unique<CountersCollector>(); }
 
 }  // namespace kp::diagnose

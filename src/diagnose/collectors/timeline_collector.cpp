@@ -1,10 +1,11 @@
-// The call's CUPTI activity trace: the worker again, `timeline_iterations` calls, under
-// libkp_timeline.so. Host gaps and launch overhead only exist between launches, so by default it
-// runs when the counters saw two or more kernels in a call (or when no counters were collected to
-// say); asked for by name, it always runs.
+// "timeline": the call's CUPTI activity trace, the worker again for `timeline_iterations` calls
+// under libkp_timeline.so. Host gaps and launch overhead only exist between launches, so it runs
+// when the counters saw two or more kernels in a call, when no counters were collected to say,
+// or when it was asked for by name.
 #include <cstdint>
 
-#include "diagnose/profile_steps.h"
+#include "diagnose/collector.h"
+#include "diagnose/session_steps.h"
 #include "gpu/helper_paths.h"
 #include "gpu/timeline.h"
 #include "profile/timeline_collector.h"
@@ -19,7 +20,7 @@ std::optional<gpu::Timeline> trace_the_call(ProfileSession& s) {
         s.report.notes.push_back("timeline: libkp_timeline.so not found (set KERNELPRO_HELPER_DIR)");
         return std::nullopt;
     }
-    auto request_file = write_profile_request(s, s.options.timeline_iterations, s.scratch->path() / "request_timeline.json");
+    auto request_file = write_profile_request(profile_request(s, s.options.timeline_iterations), s.scratch->path() / "request_timeline.json");
     if (!request_file) {
         s.report.notes.push_back("timeline: " + request_file.error().message);
         return std::nullopt;
@@ -56,25 +57,40 @@ bool keep_the_candidates_work(gpu::Timeline& t) {
     return true;
 }
 
+class TimelineCollector final : public Collector {
+public:
+    std::string_view name() const override { return "timeline"; }
+    std::string_view provides() const override {
+        return "the call's kernels, copies and host synchronizations in time (launch gaps and overhead), for every kernel";
+    }
+    std::vector<CollectorStage> stages() const override { return {CollectorStage::call}; }
+    bool needs_gpu() const override { return true; }
+    profile::CollectorCost declared_cost() const override { return profile::TimelineCollector({}).cost({}); }
+
+    Status collect(CollectorStage, ProfileSession& s) const override {
+        if (!s.gpu_ready) return {};
+        const bool asked = s.options.named_collectors.count(std::string(name())) > 0;
+        if (!asked && s.plan.counters && s.kernels.size() < 2) {
+            s.report.notes.push_back("timeline: skipped, one kernel launch per call (ask with --collectors ...,timeline)");
+            return {};
+        }
+        auto traced = trace_the_call(s);
+        if (!traced) return {};
+        if (!keep_the_candidates_work(*traced)) {
+            s.report.notes.push_back("timeline: no kernel of the candidate in the trace");
+            return {};
+        }
+        // The trace holds the warm-up call too: iterations + 1 calls.
+        auto summary = gpu::summarize_timeline(*traced, s.options.timeline_iterations + 1);
+        if (s.kernels.empty())
+            s.kernels.push_back(kernel_data(s, s.entry_kernels.empty() ? std::string("candidate") : s.entry_kernels.front()));
+        for (auto& data : s.kernels) data.timeline = summary;
+        return {};
+    }
+};
+
 }  // namespace
 
-void collect_timeline(ProfileSession& s) {
-    if (!s.wants("timeline")) return;
-    const bool useful = s.options.timeline_always || !s.wants("ncu") || s.kernels.size() >= 2;
-    if (!useful) {
-        s.report.notes.push_back("timeline: skipped, one kernel launch per call (ask with --collectors ...,timeline)");
-        return;
-    }
-    auto traced = trace_the_call(s);
-    if (!traced) return;
-    if (!keep_the_candidates_work(*traced)) {
-        s.report.notes.push_back("timeline: no kernel of the candidate in the trace");
-        return;
-    }
-    // The trace holds the warm-up call too: iterations + 1 calls.
-    auto summary = gpu::summarize_timeline(*traced, s.options.timeline_iterations + 1);
-    if (s.kernels.empty()) s.kernels.push_back(kernel_data(s, s.entry_kernels.empty() ? std::string("candidate") : s.entry_kernels.front()));
-    for (auto& data : s.kernels) data.timeline = summary;
-}
+std::unique_ptr<Collector> make_timeline_collector() { return std::make_unique<TimelineCollector>(); }
 
 }  // namespace kp::diagnose

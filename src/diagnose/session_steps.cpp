@@ -1,0 +1,156 @@
+#include "diagnose/session_steps.h"
+
+#include <algorithm>
+
+#include "analysis/tool_registry.h"
+#include "eval/protocol.h"
+#include "eval/worker_client.h"
+#include "profile/sass_summary.h"
+
+namespace kp::diagnose {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The cache key of every GPU result of one profile: the binary, the task (its shapes and inputs),
+// the GPU with its driver, and the ncu asked for.
+std::string profile_cache_key(const BuildOutcome& build, const TaskSpec& task, const std::string& device, const std::string& ncu) {
+    return profile::CollectorCache::make_key({"profile/1", build.key, to_json(task).dump(), device, ncu});
+}
+
+// Line info names the file nvcc compiled (a scratch copy, renamed into the build cache
+// afterwards): show the candidate's own name instead.
+void name_source_lines_as_the_candidate(profile::SassFunction& function, const ProfileSession& s) {
+    const std::string compiled = s.build.source_copy.filename().string();
+    const std::string shown = s.options.source_name.empty() ? s.build.source_copy.string() : s.options.source_name;
+    for (auto& instruction : function.instructions)
+        if (instruction.location && fs::path(instruction.location->file).filename() == compiled &&
+            instruction.location->file.find(s.build.key) != std::string::npos)
+            instruction.location->file = shown;
+}
+
+analysis::DiagnosisOptions diagnosis_options(const ProfileOptions& options) {
+    analysis::DiagnosisOptions d;
+    d.only_tools = options.tools;
+    d.gate_by_class = options.tools.empty();  // tools picked by name run whatever the class
+    return d;
+}
+
+// The kernel's diagnosis; when its counters cannot be classified, the one without them.
+KernelDiagnosis diagnose_kernel(ProfileSession& s, const analysis::ProfileData& data) {
+    KernelDiagnosis k;
+    const auto options = diagnosis_options(s.options);
+    auto d = analysis::diagnose(data, analysis::default_tool_registry(), options);
+    if (d) {
+        k.diagnosis = std::move(*d);
+        k.roofline_known = data.metrics.has_value();
+        return k;
+    }
+    s.report.notes.push_back("diagnose " + short_kernel_name(data.kernel_name) + ": " + d.error().message);
+    analysis::ProfileData offline = data;
+    offline.metrics.reset();
+    k.diagnosis = *analysis::diagnose(offline, analysis::default_tool_registry(), options);
+    return k;
+}
+
+}  // namespace
+
+Status prepare_gpu(ProfileSession& s) {
+    auto worker = find_worker_executable();
+    if (!worker) return make_error("kernelpro-worker not found: " + worker.error().message);
+    s.worker = *worker;
+    auto scratch = ScratchDirectory::create("kp-profile-");
+    if (!scratch) return scratch.error();
+    s.scratch.emplace(std::move(*scratch));
+    s.cache_key = profile_cache_key(s.build, s.task, s.ceilings.device_identity, s.options.ncu_path);
+    s.gpu_ready = true;
+    return {};
+}
+
+void find_entry_kernels(ProfileSession& s) {
+    if (s.ptxas)
+        for (const auto& f : s.ptxas->functions)
+            if (f.entry && std::find(s.entry_kernels.begin(), s.entry_kernels.end(), f.name) == s.entry_kernels.end())
+                s.entry_kernels.push_back(f.name);
+    if (s.entry_kernels.empty() && s.sass)
+        for (const auto& cubin : s.sass->cubins)
+            for (const auto& f : cubin.program.functions) s.entry_kernels.push_back(f.name);
+}
+
+analysis::ProfileData kernel_data(const ProfileSession& s, const std::string& kernel_name) {
+    analysis::ProfileData data;
+    data.kernel_name = kernel_name;
+    data.ceilings = s.ceilings.value;
+    if (s.task.cost.flops > 0) data.task.min_flops = s.task.cost.flops;
+    if (s.task.cost.bytes > 0) data.task.min_bytes = s.task.cost.bytes;
+    data.task.precision = gpu::flop_precision_of_task(s.task.cost.precision);
+    if (s.sass)
+        if (const profile::SassFunction* f = s.sass->find_function(kernel_name)) {
+            data.sass_function = *f;
+            name_source_lines_as_the_candidate(*data.sass_function, s);
+            data.sass = profile::summarize_sass(*f);
+        }
+    if (s.ptxas) {
+        const profile::PtxasFunction* f = s.ptxas->find(kernel_name);
+        if (!f && data.sass_function) f = s.ptxas->find(data.sass_function->name);
+        if (f) data.ptxas = *f;
+    }
+    return data;
+}
+
+void assemble_kernels(ProfileSession& s) {
+    for (const auto& k : s.first_collection.kernels) {
+        auto data = kernel_data(s, k.name);
+        data.metrics = k;
+        s.kernels.push_back(std::move(data));
+    }
+}
+
+WorkerRequest profile_request(const ProfileSession& s, int iterations) {
+    WorkerRequest request;
+    request.mode = "profile_run";
+    request.task = to_json(s.task);
+    request.candidate_library = s.build.library.string();
+    request.seed = 42;
+    request.profile_iterations = iterations;
+    return request;
+}
+
+Result<fs::path> write_profile_request(const WorkerRequest& request, const fs::path& path) {
+    if (auto written = write_file_atomically(path, to_json(request).dump()); !written) return written.error();
+    return path;
+}
+
+void attach_source_pages(analysis::ProfileData& data, const profile::NcuResult& result) {
+    for (const auto& page : result.source_pages)
+        if (short_kernel_name(page.kernel_name) == short_kernel_name(data.kernel_name) && !data.source) data.source = page;
+}
+
+void sort_longest_first(ProfileSession& s) {
+    std::stable_sort(s.kernels.begin(), s.kernels.end(), [](const analysis::ProfileData& a, const analysis::ProfileData& b) {
+        double da = a.metrics ? a.metrics->number("gpu__time_duration.sum").value_or(0) : 0;
+        double db = b.metrics ? b.metrics->number("gpu__time_duration.sum").value_or(0) : 0;
+        return da > db;
+    });
+}
+
+void diagnose_kernels(ProfileSession& s) {
+    for (size_t i = 0; i < s.kernels.size(); ++i) {
+        KernelDiagnosis k = diagnose_kernel(s, s.kernels[i]);
+        if (i < s.plans.size()) {
+            k.stage2_tools = s.plans[i].tools;
+            k.stage2_dropped = s.plans[i].dropped;
+        }
+        s.report.kernels.push_back(std::move(k));
+    }
+}
+
+ProfileReport offline_report(ProfileSession& s, const std::string& why) {
+    s.report.environment_error = why;
+    for (const std::string& name : s.entry_kernels) s.report.kernels.push_back(diagnose_kernel(s, kernel_data(s, name)));
+    s.report.seconds = s.elapsed();
+    return std::move(s.report);
+}
+
+}  // namespace kp::diagnose
