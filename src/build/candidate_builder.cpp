@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 // Bump when the compile flags or the guard change meaning, so old cache entries are not reused.
-constexpr const char* kBuildRecipeVersion = "kp-build-2";
+constexpr const char* kBuildRecipeVersion = "kp-build-3";  // 3: the guard scans every executable section
 }
 
 const char* build_status_name(BuildStatus status) {

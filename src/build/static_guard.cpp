@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 
+#include "build/syscall_scan.h"
 #include "common/process.h"
 
 namespace kp {
@@ -183,16 +184,7 @@ Result<GuardReport> guard_library(const std::filesystem::path& library,
             report.violations.push_back({strip_version(name), "exports a function of the CUDA or C runtime: interposing on the harness is forbidden"});
     }
 
-    // A raw system call in host code bypasses every symbol above.
-    if (find_executable("objdump")) {
-        auto disassembly = run_process({"objdump", "-d", "--no-show-raw-insn", "-j", ".text", library.string()});
-        if (disassembly.ok() && disassembly->succeeded()) {
-            static const std::regex syscall_insn(R"(\t(syscall|sysenter|int\s+\$0x80)\b)");
-            std::smatch m;
-            if (std::regex_search(disassembly->stdout_text, m, syscall_insn))
-                report.violations.push_back({m[1].str() + " instruction", "raw system call in host code"});
-        }
-    }
+    if (auto raw = find_system_call_instruction(library)) report.violations.push_back(*raw);
     return report;
 }
 

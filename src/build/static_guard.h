@@ -3,8 +3,9 @@
 // persisting-L2 and access-policy settings, device limits, host threads, fork/exec/system, file and
 // socket I/O, dlopen/dlsym, host callbacks and timers are rejected with a message naming the symbol;
 // kernel launches, function attributes, occupancy queries, plain allocation and copies, and the
-// libraries the task allows are accepted. A raw system-call instruction in host code is rejected
-// too, since it would bypass every symbol.
+// libraries the task allows are accepted. A raw system-call instruction (syscall, sysenter,
+// int 0x80) in any section the library maps executable is rejected too, since it would bypass every
+// symbol. The guard is a first filter, not the boundary: the worker's sandbox is (src/sandbox).
 #pragma once
 
 #include <filesystem>
@@ -37,7 +38,8 @@ std::vector<GuardViolation> check_symbols(const std::vector<std::string>& undefi
 // cudaEventElapsedTime): kernels export kp_* only.
 bool exported_symbol_interposes(const std::string& symbol);
 
-// Reads the library with `nm -D` (and `objdump -d` for system-call instructions) and checks it.
+// Reads the library with `nm -D` and checks it, then scans every executable section for
+// system-call instructions (build/syscall_scan.h).
 Result<GuardReport> guard_library(const std::filesystem::path& library,
                                   const std::vector<std::string>& allowed_libraries);
 

@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "build/static_guard.h"
+#include "build/syscall_scan.h"
+#include "common/files.h"
+#include "common/process.h"
 
 using namespace kp;
 
@@ -45,4 +51,57 @@ TEST(StaticGuard, LibrariesOnlyWhenTheTaskAllowsThem) {
 
 TEST(StaticGuard, UnknownCallsAreRejected) {
     EXPECT_EQ(rejected({"mysterious_call"}), std::vector<std::string>{"mysterious_call"});
+}
+
+namespace {
+// A shared library built here with the system compiler from `source` (C).
+std::filesystem::path build_library(const std::string& name, const std::string& source) {
+    auto dir = kp::make_temp_directory("kp-guard-").value();
+    std::ofstream(dir / (name + ".c")) << source;
+    auto built = kp::run_process({"cc", "-shared", "-fPIC", "-O1", "-o", (dir / (name + ".so")).string(), (dir / (name + ".c")).string()});
+    EXPECT_TRUE(built.ok() && built->succeeded()) << (built.ok() ? built->stderr_text : built.error().message);
+    return dir / (name + ".so");
+}
+}  // namespace
+
+TEST(SyscallScan, ExecutableSectionsIncludeCodeOutsideText) {
+    const std::string sections = R"(Section Headers:
+  [Nr] Name              Type            Address          Off    Size   ES Flg Lk Inf Al
+  [ 0]                   NULL            0000000000000000 000000 000000 00      0   0  0
+  [ 3] .dynsym           DYNSYM          0000000000000288 000288 0000a8 18   A  4   1  8
+  [10] .text             PROGBITS        0000000000001050 001050 0000d3 00  AX  0   0 16
+  [11] .kp_hidden        PROGBITS        0000000000001130 001130 000006 00  AX  0   0 16
+  [12] .rodata_code      PROGBITS        0000000000001140 001140 000010 00   A  0   0 16
+  [13] .rodata           PROGBITS        0000000000002000 002000 000010 00   A  0   0 16
+  [21] .bss              NOBITS          0000000000004010 003010 000008 00  WA  0   0  1
+  [23] .symtab           SYMTAB          0000000000000000 003038 000270 18     24  20  8
+)";
+    const std::string segments = R"(Program Headers:
+  Type           Offset   VirtAddr           PhysAddr           FileSiz  MemSiz   Flg Align
+  LOAD           0x000000 0x0000000000000000 0x0000000000000000 0x000458 0x000458 R   0x1000
+  LOAD           0x001000 0x0000000000001000 0x0000000000001000 0x000150 0x000150 R E 0x1000
+  LOAD           0x002000 0x0000000000002000 0x0000000000002000 0x0000b8 0x0000b8 R   0x1000
+)";
+    // .rodata_code has no X flag but lies in the executable segment: it is scanned too.
+    EXPECT_EQ(kp::executable_section_names(sections, segments), (std::vector<std::string>{".text", ".kp_hidden", ".rodata_code"}));
+}
+
+TEST(SyscallScan, FindsASystemCallInItsOwnSectionAndNamesIt) {
+    if (!kp::find_executable("cc") || !kp::find_executable("objdump")) GTEST_SKIP() << "no cc or objdump here";
+    auto hidden = build_library("hidden", R"(
+        __attribute__((section(".kp_hidden"), noinline)) long raw(long n) {
+            long r;
+            __asm__ volatile("syscall" : "=a"(r) : "a"(n) : "rcx", "r11", "memory");
+            return r;
+        }
+        int kp_forward(void) { return (int)raw(39); })");
+    auto found = kp::find_system_call_instruction(hidden);
+    ASSERT_TRUE(found.has_value());
+    EXPECT_EQ(found->symbol, "syscall instruction in section .kp_hidden");
+    auto legacy = build_library("legacy", R"(long raw(long n) { long r; __asm__ volatile("int $0x80" : "=a"(r) : "a"(n)); return r; })");
+    auto int80 = kp::find_system_call_instruction(legacy);
+    ASSERT_TRUE(int80.has_value());
+    EXPECT_EQ(int80->symbol, "int $0x80 instruction in section .text");
+    auto clean = build_library("clean", "int kp_forward(void) { return 0; }");
+    EXPECT_FALSE(kp::find_system_call_instruction(clean).has_value());
 }
