@@ -28,6 +28,7 @@ std::string failure_kind(search::StatusClass status) {
         case search::StatusClass::out_of_memory: return "out of memory";
         case search::StatusClass::incorrect: return "wrong results";
         case search::StatusClass::invalid_timing: return "timing the harness cannot trust";
+        case search::StatusClass::rejected_by_sandbox: return "stopped by the sandbox (a forbidden system call or file access)";
         case search::StatusClass::ok: return "";
     }
     return "failure";

@@ -32,6 +32,7 @@ nlohmann::json EvaluationReport::to_json() const {
                      {"device", device},
                      {"correctness", correctness},
                      {"timing", timing},
+                     {"sandbox", sandbox},
                      {"warnings", warnings},
                      {"seconds", {{"compile", compile_seconds}, {"verify", verify_seconds}, {"time", time_seconds}, {"total", total_seconds}}}};
     if (candidate_build) {
@@ -90,7 +91,7 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
 
     // Build everything at once: reference and baseline are trusted (no guard), the candidate is not.
     std::vector<BuildRequest> requests;
-    requests.push_back({candidate, options.candidate_parameters, task.libraries, true});
+    requests.push_back({candidate, options.candidate_parameters, task.libraries, options.guard_candidate});
     if (task.reference.source) requests.push_back({*task.reference.source, {}, task.libraries, false});
     if (options.baseline_source) requests.push_back({*options.baseline_source, {}, task.libraries, true});
     say("compiling " + std::to_string(requests.size()) + " kernel(s)");
@@ -130,6 +131,8 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     request.trials = options.trials;
     request.timing = options.timing;
     request.call_timeout_seconds = options.call_timeout_seconds;
+    request.sandbox = options.sandbox;
+    request.variant = options.variant;
 
     WorkerOptions worker_options = worker_options_;
     worker_options.on_progress = [&](const nlohmann::json& m) {
@@ -147,6 +150,7 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     report.message = outcome->message;
     report.device = outcome->hello;
     report.worker_log = outcome->log;
+    report.sandbox = outcome->sandbox;
     if (outcome->status == FailureClass::Ok) {
         report.correctness = outcome->result.value("correctness", nlohmann::json::object());
         report.timing = outcome->result.value("timing", nlohmann::json::object());

@@ -26,6 +26,12 @@ struct EvaluationOptions {
     double call_timeout_seconds = 10.0;
     uint64_t seed = 0;  // 0: drawn from std::random_device (the usual case)
     std::function<void(const std::string&)> on_progress;  // one-line progress messages
+    // The sandbox around candidate code: `required` refuses (an error, exit 3) when a layer is
+    // missing; `read_paths` adds folders a reference reads at run time. The scratch folder is
+    // made per worker.
+    sandbox::SandboxSettings sandbox;
+    EvaluationVariant variant;    // poison patterns and buffer layout (re-verification changes them)
+    bool guard_candidate = true;  // false only where a test aims at the sandbox behind the guard
 };
 
 struct EvaluationReport {
@@ -38,6 +44,7 @@ struct EvaluationReport {
     nlohmann::json device;           // from the worker
     nlohmann::json correctness;      // per-trial comparison numbers
     nlohmann::json timing;           // sample summaries, speedup, stop reason
+    nlohmann::json sandbox;          // the layers around candidate code (sandbox::SandboxReport JSON)
     std::vector<std::string> warnings;
     double compile_seconds = 0, verify_seconds = 0, time_seconds = 0, total_seconds = 0;
     std::string worker_log;

@@ -5,8 +5,9 @@
 namespace kp {
 
 namespace {
-constexpr std::array<const char*, 8> kNames{"ok", "compile_error", "rejected_by_guard", "crash",
-                                            "timeout", "out_of_memory", "incorrect", "invalid_timing"};
+constexpr std::array<const char*, 9> kNames{"ok",      "compile_error", "rejected_by_guard", "crash",
+                                            "timeout", "out_of_memory", "incorrect",         "invalid_timing",
+                                            "rejected_by_sandbox"};
 }
 
 const char* failure_class_name(FailureClass c) { return kNames[static_cast<size_t>(c)]; }

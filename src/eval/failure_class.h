@@ -16,6 +16,8 @@ enum class FailureClass {
     OutOfMemory,      // device or host memory exhausted
     Incorrect,        // outputs wrong, unwritten, non-deterministic, or inputs mutated
     InvalidTiming,    // timing the harness cannot trust (work outside the timed stream, below the roofline floor)
+    RejectedBySandbox,  // candidate code tried what the sandbox forbids (a program, a file outside the
+                        // scratch folder, a socket, a signal, a forged message on the result channel)
 };
 
 const char* failure_class_name(FailureClass c);

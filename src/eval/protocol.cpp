@@ -23,7 +23,10 @@ nlohmann::json to_json(const WorkerRequest& r) {
             {"profile_reference", r.profile_reference},
             {"counter_metrics", r.counter_metrics},
             {"counters_library", r.counters_library},
-            {"max_kernels", r.max_kernels}};
+            {"max_kernels", r.max_kernels},
+            {"variant", {{"poison_a", r.variant.poison_a}, {"poison_b", r.variant.poison_b}, {"layout", r.variant.layout}}},
+            {"sandbox", sandbox::to_json(r.sandbox)},
+            {"nonce", r.nonce}};
 }
 
 WorkerRequest worker_request_from_json(const nlohmann::json& j) {
@@ -42,6 +45,14 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
     r.counter_metrics = j.value("counter_metrics", std::vector<std::string>{});
     r.counters_library = j.value("counters_library", "");
     r.max_kernels = j.value("max_kernels", r.max_kernels);
+    if (j.contains("variant") && j["variant"].is_object()) {
+        const auto& v = j["variant"];
+        r.variant.poison_a = v.value("poison_a", r.variant.poison_a);
+        r.variant.poison_b = v.value("poison_b", r.variant.poison_b);
+        r.variant.layout = v.value("layout", r.variant.layout);
+    }
+    r.sandbox = sandbox::sandbox_settings_from_json(j.value("sandbox", nlohmann::json::object()));
+    r.nonce = j.value("nonce", "");
     if (j.contains("timing")) {
         const auto& t = j["timing"];
         auto& s = r.timing.stopping;

@@ -10,10 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/sample_statistics.h"
+#include "sandbox/sandbox_settings.h"
 
 namespace kp {
 
-inline constexpr const char* kWorkerProtocol = "kp-worker/1";
+inline constexpr const char* kWorkerProtocol = "kp-worker/2";
 
 struct TimingConfig {
     bool enabled = true;
@@ -26,8 +27,17 @@ struct TimingConfig {
     double host_slack_seconds = 300e-6;
 };
 
+// What may differ between two evaluations of the same candidate, so that a kernel tuned to one
+// (a poison pattern it recognises, buffer addresses it keyed a cache on) fails the other: the
+// output poison patterns of the two runs of each correctness trial, and where buffers land.
+struct EvaluationVariant {
+    unsigned char poison_a = 0xFF;  // every float NaN
+    unsigned char poison_b = 0x5A;  // finite garbage, distinct integers
+    uint64_t layout = 0;            // 0: buffers as cudaMalloc returns them; else shifted per buffer
+};
+
 struct WorkerRequest {
-    std::string mode = "evaluate";  // evaluate | profile_run | profile_counters
+    std::string mode = "evaluate";  // evaluate | profile_run | profile_counters | sandbox_check
     nlohmann::json task;            // to_json(TaskSpec)
     std::string reference_library;  // reference kernel, or empty when data sets are given
     std::vector<std::string> reference_data_sets;  // safetensors files with inputs and outputs
@@ -44,6 +54,13 @@ struct WorkerRequest {
     std::vector<std::string> counter_metrics;
     std::string counters_library;
     int max_kernels = 16;
+    EvaluationVariant variant;
+    // The sandbox around candidate code (run_worker fills in the scratch folder and the layers
+    // KERNELPRO_SANDBOX_DISABLE turns off when left empty).
+    sandbox::SandboxSettings sandbox;
+    // Stamped by the worker on every message; a message without it was not written by the worker.
+    // run_worker draws one when empty.
+    std::string nonce;
 };
 
 nlohmann::json to_json(const WorkerRequest& request);

@@ -7,8 +7,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <optional>
+#include <random>
 
+#include "common/files.h"
 #include "common/process.h"
 #include "common/resource_locator.h"
 
@@ -21,17 +25,161 @@ namespace fs = std::filesystem;
 namespace {
 constexpr int kChannelFd = 3;
 using Clock = std::chrono::steady_clock;
+
+std::string fresh_nonce() {
+    std::random_device entropy;
+    std::string hex;
+    for (int i = 0; i < 4; ++i) {
+        char word[9];
+        std::snprintf(word, sizeof word, "%08x", static_cast<unsigned>(entropy()));
+        hex += word;
+    }
+    return hex;
+}
+
+// What the channel carried, message by message. Every message must carry the request's nonce:
+// one that does not was written by candidate code (the worker never writes without it).
+struct ChannelState {
+    const std::string& nonce;
+    WorkerOutcome& outcome;
+    const std::function<void(const nlohmann::json&)>& on_progress;
+    Clock::time_point start;
+    bool got_final = false;
+    std::string violation;  // reported by the sandbox's supervisor
+    std::string forged;     // the first line the worker did not write
+    std::string refusal;    // the worker refused to run candidate code
+
+    void take(const std::string& line);
+};
+
+void ChannelState::take(const std::string& line) {
+    nlohmann::json m = nlohmann::json::parse(line, nullptr, false);
+    if (m.is_discarded() || !m.is_object() || m.value("nonce", "") != nonce || !m.contains("type")) {
+        if (forged.empty()) {
+            for (char c : line.substr(0, 120)) forged += c >= 0x20 && c < 0x7f ? c : '?';  // candidate bytes: printable only
+        }
+        return;
+    }
+    std::string type = m.value("type", "");
+    double now = std::chrono::duration<double>(Clock::now() - start).count();
+    if (type == "hello") {
+        outcome.hello = m.value("device", nlohmann::json::object());
+    } else if (type == "progress") {
+        outcome.phase_started.emplace(m.value("phase", ""), now);
+        if (on_progress) on_progress(m);
+    } else if (type == "sandbox") {
+        outcome.sandbox = m.value("sandbox", nlohmann::json::object());
+    } else if (type == "sandbox_violation") {
+        if (violation.empty()) violation = m.value("message", "sandbox: a forbidden call");
+    } else if (type == "refused") {
+        refusal = m.value("message", "the worker refused to run candidate code");
+        got_final = true;
+    } else if (got_final) {
+        return;  // the first final message counts
+    } else if (type == "result") {
+        outcome.status = FailureClass::Ok;
+        outcome.result = m;
+        got_final = true;
+    } else if (type == "failure") {
+        outcome.status = parse_failure_class(m.value("class", "crash")).value_or(FailureClass::Crash);
+        outcome.message = m.value("message", "");
+        outcome.phase = m.value("phase", "");
+        got_final = true;
+    }
+}
+
+// The request as the worker gets it: a nonce, the layers KERNELPRO_SANDBOX_DISABLE turns off,
+// and a scratch folder of its own (kept in `scratch` for as long as the worker runs).
+WorkerRequest prepared(const WorkerRequest& request, std::optional<ScratchDirectory>& scratch) {
+    WorkerRequest r = request;
+    if (r.nonce.empty()) r.nonce = fresh_nonce();
+    if (r.sandbox.disabled.empty()) r.sandbox.disabled = sandbox::disabled_layers_from_environment();
+    if (r.sandbox.scratch.empty()) {
+        auto made = ScratchDirectory::create("kp-scratch-");
+        if (made) {
+            scratch.emplace(std::move(*made));
+            r.sandbox.scratch = scratch->path().string();
+        }
+    }
+    return r;
+}
+
+// How the worker ended, when it sent no final message.
+void classify_silent_end(WorkerOutcome& outcome, int status, const std::string& exe) {
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        // SIGKILL we did not send: the kernel's out-of-memory killer is the usual sender.
+        outcome.status = sig == SIGKILL ? FailureClass::OutOfMemory : sig == SIGSYS ? FailureClass::RejectedBySandbox : FailureClass::Crash;
+        outcome.message = std::string("the worker was killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")" +
+                          (sig == SIGKILL   ? ": most likely host memory ran out"
+                           : sig == SIGSYS ? ": the sandbox's filter ended it (a system call of another architecture: int 0x80 or x32)"
+                                            : ": host-side crash in kernel code");
+        if (sig == SIGSYS) outcome.message = "sandbox: " + outcome.message;
+    } else {
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        outcome.status = FailureClass::Crash;
+        outcome.message = code == 127 ? "cannot start " + exe
+                                      : "the worker exited with code " + std::to_string(code) + " before reporting a result (exit() or a crash in kernel code)";
+    }
+}
+
+// Reads the channel (message by message into `channel`) and the log (bounded, into `log`) until the
+// worker has closed both, killing its process group when it goes silent or runs out of time.
+// Returns why it was killed, or "" when it was not.
+std::string follow_worker(pid_t pid, int channel_fd, int log_fd, const WorkerOptions& options, Clock::time_point start,
+                          ChannelState& channel, std::string& log) {
+    std::string channel_buffer, watchdog_reason;
+    auto last_message = Clock::now();
+    pollfd fds[2] = {{channel_fd, POLLIN, 0}, {log_fd, POLLIN, 0}};
+    int open_count = 2;
+    char buffer[65536];
+    while (open_count > 0) {
+        auto now = Clock::now();
+        if (watchdog_reason.empty() && (now - last_message > options.watchdog || now - start > options.total_limit)) {
+            watchdog_reason = now - start > options.total_limit ? "the evaluation exceeded its total time limit"
+                                                                : "the worker went silent (a candidate call hung in host code or the GPU stopped responding)";
+            ::kill(-pid, SIGKILL);
+            ::kill(pid, SIGKILL);
+        }
+        int ready = ::poll(fds, 2, 200);
+        if (ready < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+            if (n <= 0) {
+                ::close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_count;
+                continue;
+            }
+            if (i == 0) {
+                last_message = Clock::now();
+                channel_buffer.append(buffer, static_cast<size_t>(n));
+                for (size_t nl; (nl = channel_buffer.find('\n')) != std::string::npos;) {
+                    channel.take(channel_buffer.substr(0, nl));
+                    channel_buffer.erase(0, nl + 1);
+                }
+            } else if (log.size() < options.max_log_bytes) {
+                log.append(buffer, std::min(static_cast<size_t>(n), options.max_log_bytes - log.size()));
+            }
+        }
+    }
+    if (!channel_buffer.empty()) channel.take(channel_buffer);  // a last line without its newline
+    return watchdog_reason;
+}
 }  // namespace
 
 Result<fs::path> find_worker_executable() { return locate_worker(); }
 
-Result<WorkerOutcome> run_worker(const WorkerRequest& request, const WorkerOptions& options) {
+Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOptions& options) {
     fs::path executable = options.worker_executable;
     if (executable.empty()) {
         auto found = find_worker_executable();
         if (!found.ok()) return found.error();
         executable = *found;
     }
+    std::optional<ScratchDirectory> scratch;
+    const WorkerRequest request = prepared(original, scratch);
     int in_pipe[2], log_pipe[2], channel_pipe[2];
     if (::pipe2(in_pipe, O_CLOEXEC) || ::pipe2(log_pipe, O_CLOEXEC) || ::pipe2(channel_pipe, O_CLOEXEC))
         return make_error(std::string("pipe: ") + std::strerror(errno));
@@ -59,93 +207,29 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& request, const WorkerOptio
     ::close(in_pipe[1]);
 
     WorkerOutcome outcome;
-    std::string channel_buffer;
-    bool got_final = false;
-    bool killed_by_watchdog = false;
-    std::string watchdog_reason;
-    auto last_message = Clock::now();
-    pollfd fds[2] = {{channel_pipe[0], POLLIN, 0}, {log_pipe[0], POLLIN, 0}};
-    int open_count = 2;
-    char buffer[65536];
-    auto handle_message = [&](const std::string& line) {
-        nlohmann::json m;
-        try {
-            m = nlohmann::json::parse(line);
-        } catch (...) {
-            return;  // not ours; ignore
-        }
-        std::string type = m.value("type", "");
-        double now = std::chrono::duration<double>(Clock::now() - start).count();
-        if (type == "hello") {
-            outcome.hello = m.value("device", nlohmann::json::object());
-        } else if (type == "progress") {
-            outcome.phase_started.emplace(m.value("phase", ""), now);
-            if (options.on_progress) options.on_progress(m);
-        } else if (type == "result") {
-            outcome.status = FailureClass::Ok;
-            outcome.result = m;
-            got_final = true;
-        } else if (type == "failure") {
-            outcome.status = parse_failure_class(m.value("class", "crash")).value_or(FailureClass::Crash);
-            outcome.message = m.value("message", "");
-            outcome.phase = m.value("phase", "");
-            got_final = true;
-        }
-    };
-    while (open_count > 0) {
-        auto now = Clock::now();
-        if (!killed_by_watchdog && (now - last_message > options.watchdog || now - start > options.total_limit)) {
-            killed_by_watchdog = true;
-            watchdog_reason = now - start > options.total_limit ? "the evaluation exceeded its total time limit"
-                                                                : "the worker went silent (a candidate call hung in host code or the GPU stopped responding)";
-            ::kill(-pid, SIGKILL);
-            ::kill(pid, SIGKILL);
-        }
-        int ready = ::poll(fds, 2, 200);
-        if (ready < 0 && errno != EINTR) break;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-            if (n <= 0) {
-                ::close(fds[i].fd);
-                fds[i].fd = -1;
-                --open_count;
-                continue;
-            }
-            if (i == 0) {
-                last_message = Clock::now();
-                channel_buffer.append(buffer, static_cast<size_t>(n));
-                for (size_t nl; (nl = channel_buffer.find('\n')) != std::string::npos;) {
-                    handle_message(channel_buffer.substr(0, nl));
-                    channel_buffer.erase(0, nl + 1);
-                }
-            } else if (outcome.log.size() < options.max_log_bytes) {
-                outcome.log.append(buffer, std::min(static_cast<size_t>(n), options.max_log_bytes - outcome.log.size()));
-            }
-        }
-    }
+    ChannelState channel{request.nonce, outcome, options.on_progress, start};
+    const std::string watchdog_reason = follow_worker(pid, channel_pipe[0], log_pipe[0], options, start, channel, outcome.log);
+    const bool killed_by_watchdog = !watchdog_reason.empty();
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     ::kill(-pid, SIGKILL);  // anything the candidate may have left in the group
     outcome.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
-    if (killed_by_watchdog && !got_final) {
+    if (!channel.violation.empty()) {
+        outcome.status = FailureClass::RejectedBySandbox;
+        outcome.message = channel.violation;
+    } else if (!channel.forged.empty()) {
+        outcome.status = FailureClass::RejectedBySandbox;
+        outcome.message = "sandbox: the result channel carried a message the worker did not write, so candidate code wrote to it: " +
+                          channel.forged;
+    } else if (!channel.refusal.empty()) {
+        return make_error(channel.refusal);
+    } else if (killed_by_watchdog && !channel.got_final) {
         outcome.status = FailureClass::Timeout;
         outcome.message = watchdog_reason;
-    } else if (!got_final) {
-        if (WIFSIGNALED(status)) {
-            int sig = WTERMSIG(status);
-            // SIGKILL we did not send: the kernel's out-of-memory killer is the usual sender.
-            outcome.status = sig == SIGKILL ? FailureClass::OutOfMemory : FailureClass::Crash;
-            outcome.message = std::string("the worker was killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) +
-                              ")" + (sig == SIGKILL ? ": most likely host memory ran out" : ": host-side crash in kernel code");
-        } else {
-            int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-            outcome.status = FailureClass::Crash;
-            outcome.message = code == 127 ? "cannot start " + exe
-                                          : "the worker exited with code " + std::to_string(code) + " before reporting a result (exit() or a crash in kernel code)";
-        }
+    } else if (!channel.got_final) {
+        classify_silent_end(outcome, status, exe);
     }
     return outcome;
 }

@@ -24,6 +24,7 @@ struct WorkerOutcome {
     nlohmann::json hello;   // device description sent by the worker
     nlohmann::json result;  // the result document (status Ok), else null
     std::string log;        // what the worker (and candidate code) printed, bounded
+    nlohmann::json sandbox; // the layers around candidate code, as the worker reported them
     double wall_seconds = 0;
     // Seconds since start at which each progress phase was first reported.
     std::map<std::string, double> phase_started;
@@ -42,7 +43,10 @@ struct WorkerOptions {
 // The resource locator's kernelpro-worker: $KERNELPRO_WORKER, else <exe>/../bin, else the build tree.
 Result<std::filesystem::path> find_worker_executable();
 
-// Runs one request in a fresh worker. Errors only when the worker cannot be started at all.
+// Runs one request in a fresh worker, with a scratch folder of its own (removed afterwards) and a
+// fresh nonce. A message on the channel without the nonce, or a violation the sandbox's supervisor
+// reports, makes the outcome rejected_by_sandbox whatever else arrived. Errors only when the worker
+// cannot be started at all, or refused to run candidate code (--require-sandbox and a missing layer).
 Result<WorkerOutcome> run_worker(const WorkerRequest& request, const WorkerOptions& options);
 
 }  // namespace kp

@@ -23,6 +23,7 @@ search::StatusClass status_class_of(FailureClass failure) {
         case FailureClass::OutOfMemory: return StatusClass::out_of_memory;
         case FailureClass::Incorrect: return StatusClass::incorrect;
         case FailureClass::InvalidTiming: return StatusClass::invalid_timing;
+        case FailureClass::RejectedBySandbox: return StatusClass::rejected_by_sandbox;
     }
     return StatusClass::crash;
 }

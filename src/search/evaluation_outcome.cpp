@@ -7,7 +7,7 @@
 namespace kp::search {
 
 namespace {
-constexpr std::array<std::pair<StatusClass, const char*>, 8> kStatusNames = {{
+constexpr std::array<std::pair<StatusClass, const char*>, 9> kStatusNames = {{
     {StatusClass::ok, "ok"},
     {StatusClass::compile_error, "compile_error"},
     {StatusClass::rejected_by_guard, "rejected_by_guard"},
@@ -16,6 +16,7 @@ constexpr std::array<std::pair<StatusClass, const char*>, 8> kStatusNames = {{
     {StatusClass::out_of_memory, "out_of_memory"},
     {StatusClass::incorrect, "incorrect"},
     {StatusClass::invalid_timing, "invalid_timing"},
+    {StatusClass::rejected_by_sandbox, "rejected_by_sandbox"},
 }};
 
 template <typename T>

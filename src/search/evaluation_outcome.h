@@ -21,6 +21,7 @@ enum class StatusClass {
     out_of_memory,
     incorrect,
     invalid_timing,
+    rejected_by_sandbox,
 };
 
 const char* status_class_name(StatusClass status);

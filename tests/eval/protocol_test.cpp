@@ -17,6 +17,12 @@ TEST(Protocol, RequestRoundTrip) {
     r.counter_metrics = {"dram__bytes_read.sum", "gpu__time_duration.sum"};
     r.counters_library = "/lib/libkp_counters.so";
     r.max_kernels = 4;
+    r.variant = {0xFE, 0xA5, 77};
+    r.sandbox.required = true;
+    r.sandbox.disabled = {"landlock"};
+    r.sandbox.scratch = "/tmp/s";
+    r.sandbox.read_paths = {"/opt/python"};
+    r.nonce = "00ff";
     auto j = to_json(r);
     EXPECT_EQ(j["protocol"], kWorkerProtocol);
     auto back = worker_request_from_json(j);
@@ -28,12 +34,22 @@ TEST(Protocol, RequestRoundTrip) {
     EXPECT_EQ(back.mode, "profile_counters");
     EXPECT_EQ(back.counter_metrics, r.counter_metrics);
     EXPECT_EQ(back.counters_library, "/lib/libkp_counters.so");
+    EXPECT_EQ(back.variant.poison_a, 0xFE);
+    EXPECT_EQ(back.variant.poison_b, 0xA5);
+    EXPECT_EQ(back.variant.layout, 77u);
+    EXPECT_TRUE(back.sandbox.required);
+    EXPECT_TRUE(back.sandbox.is_disabled("landlock"));
+    EXPECT_FALSE(back.sandbox.is_disabled("seccomp"));
+    EXPECT_EQ(back.sandbox.scratch, "/tmp/s");
+    EXPECT_EQ(back.sandbox.read_paths, std::vector<std::string>{"/opt/python"});
+    EXPECT_EQ(back.nonce, "00ff");
     EXPECT_EQ(back.max_kernels, 4);
 }
 
 TEST(Protocol, FailureClassNames) {
     for (auto c : {FailureClass::Ok, FailureClass::CompileError, FailureClass::RejectedByGuard, FailureClass::Crash,
-                   FailureClass::Timeout, FailureClass::OutOfMemory, FailureClass::Incorrect, FailureClass::InvalidTiming})
+                   FailureClass::Timeout, FailureClass::OutOfMemory, FailureClass::Incorrect, FailureClass::InvalidTiming,
+                   FailureClass::RejectedBySandbox})
         EXPECT_EQ(parse_failure_class(failure_class_name(c)), c);
     EXPECT_FALSE(parse_failure_class("bogus").has_value());
 }

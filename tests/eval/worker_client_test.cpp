@@ -2,6 +2,8 @@
 // worker (shell scripts in fake_workers/ that report, crash, hang or exit like a worker might).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "../source_tree.h"
 #include "eval/worker_client.h"
 
@@ -72,4 +74,43 @@ TEST(WorkerClient, MissingExecutableIsReported) {
     ASSERT_TRUE(o.ok());
     EXPECT_EQ(o->status, FailureClass::Crash);
     EXPECT_NE(o->message.find("cannot start"), std::string::npos);
+}
+
+TEST(WorkerClient, AMessageWithoutTheNonceIsAForgery) {
+    auto o = run_fake("forged.sh");
+    EXPECT_EQ(o.status, FailureClass::RejectedBySandbox);
+    EXPECT_NE(o.message.find("did not write"), std::string::npos) << o.message;
+    EXPECT_NE(o.message.find("speedup"), std::string::npos) << o.message;  // the forged line, quoted
+}
+
+TEST(WorkerClient, TheSupervisorsViolationIsTheVerdict) {
+    auto o = run_fake("violation.sh");
+    EXPECT_EQ(o.status, FailureClass::RejectedBySandbox);
+    EXPECT_EQ(o.message, "sandbox: execve(\"/bin/sh\") denied: starting programs is not allowed");
+}
+
+TEST(WorkerClient, ARefusalIsAnEnvironmentError) {
+    WorkerOptions options;
+    options.worker_executable = std::string(KP_FAKE_WORKERS) + "/refused.sh";
+    WorkerRequest request;
+    request.task = {{"name", "t"}};
+    auto outcome = run_worker(request, options);
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_NE(outcome.error().message.find("--require-sandbox"), std::string::npos);
+}
+
+TEST(WorkerClient, DeathBySigsysIsTheSandboxs) {
+    auto o = run_fake("sigsys.sh");
+    EXPECT_EQ(o.status, FailureClass::RejectedBySandbox);
+    EXPECT_NE(o.message.find("signal 31"), std::string::npos) << o.message;
+}
+
+TEST(WorkerClient, EachWorkerGetsAScratchFolderThatIsRemovedAfterwards) {
+    auto o = run_fake("scratch.sh");
+    EXPECT_EQ(o.status, FailureClass::Ok);
+    auto at = o.log.find("scratch=");
+    ASSERT_NE(at, std::string::npos) << o.log;
+    std::string path = o.log.substr(at + 8, o.log.find('\n', at) - at - 8);
+    EXPECT_FALSE(path.empty());
+    EXPECT_FALSE(std::filesystem::exists(path)) << path;
 }

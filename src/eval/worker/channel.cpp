@@ -6,8 +6,9 @@
 
 namespace kp::worker {
 
-void Channel::send(const nlohmann::json& message) const {
-    std::string line = message.dump() + "\n";
+void Channel::send(nlohmann::json message) const {
+    message["nonce"] = nonce_;
+    std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     size_t written = 0;
     while (written < line.size()) {
         ssize_t n = ::write(fd_, line.data() + written, line.size() - written);

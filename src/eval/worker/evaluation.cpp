@@ -1,6 +1,7 @@
 #include "eval/worker/evaluation.h"
 
 #include <cuda_profiler_api.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,11 +27,9 @@ uint64_t mix_seed(uint64_t seed, uint64_t a, uint64_t b) {
     return x ^ (x >> 31);
 }
 
-// Poison patterns: 0xFF makes every float NaN; 0x5A gives finite garbage for floats and distinct
-// integers, so an element left unwritten differs between the two runs of a trial.
-constexpr unsigned char kPoisonA = 0xFF;
-constexpr unsigned char kPoisonB = 0x5A;
-
+// The output poison patterns come from request.variant: by default 0xFF, which makes every float
+// NaN, and 0x5A, finite garbage for floats and distinct integers, so an element left unwritten
+// differs between the two runs of a trial.
 struct Context {
     const WorkerRequest& request;
     GpuSession& gpu;
@@ -38,6 +37,9 @@ struct Context {
     std::vector<TensorLayout> inputs, outputs;
     std::vector<TensorGroup> input_sets;  // rotated
     std::vector<TensorSet> data_sets;     // reference data from safetensors (when given)
+    BufferLayout layout;                  // where every buffer lands (request.variant.layout)
+
+    TensorGroup group(const std::vector<TensorLayout>& tensors) { return TensorGroup(tensors, layout); }
 };
 
 std::vector<uint64_t> input_checksums(Context& c, size_t set) {
@@ -188,12 +190,13 @@ nlohmann::json summary_json(const std::vector<double>& seconds, const std::vecto
 
 }  // namespace
 
-nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, const Channel& channel) {
+nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate) {
     Context c{request, gpu, channel, layouts_from_task_json(request.task, "inputs"),
-              layouts_from_task_json(request.task, "outputs"), {}, {}};
+              layouts_from_task_json(request.task, "outputs"), {}, {}, BufferLayout(request.variant.layout)};
+    const unsigned char poison_a = request.variant.poison_a, poison_b = request.variant.poison_b;
     nlohmann::json result{{"type", "result"}, {"warnings", nlohmann::json::array()}};
     const int sets = std::max(1, request.timing.input_sets);
-    for (int s = 0; s < sets; ++s) c.input_sets.emplace_back(c.inputs);
+    for (int s = 0; s < sets; ++s) c.input_sets.push_back(c.group(c.inputs));
     if (!request.reference_data_sets.empty()) load_data_sets(c);
     const bool have_reference_kernel = !request.reference_library.empty();
     const int trials = std::max(1, c.data_sets.empty() ? request.trials : std::max<int>(request.trials, static_cast<int>(c.data_sets.size())));
@@ -209,7 +212,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         for (int k = 0; k < trials; ++k) {
             size_t set = static_cast<size_t>(k % sets);
             input_sums.push_back(prepare_inputs(c, set, static_cast<uint64_t>(k)));
-            expected.emplace_back(c.outputs);
+            expected.push_back(c.group(c.outputs));
             if (reference.loaded()) {
                 gpu.call(reference, c.input_sets[set].views(), expected.back().views(), "reference");
                 if (auto changed = inputs_changed(c, set, input_sums.back()))
@@ -221,7 +224,8 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         if (auto warning = degenerate_warning(c, expected.front())) result["warnings"].push_back(*warning);
     }
 
-    // Phase 2: load the candidate (and a separate baseline, if any).
+    // Phase 2: the sandbox goes on, then the candidate (and a separate baseline, if any) loads.
+    gate.enter();
     channel.progress("load");
     KernelLibrary candidate = KernelLibrary::load(request.candidate_library, "candidate");
     setup_library(candidate, c, "setup");
@@ -229,18 +233,18 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
     // Phase 3: correctness trials. Each trial: fresh inputs; two runs with different poison; both
     // must match the reference, match each other, and leave the inputs untouched.
     channel.progress("correctness", {{"trials", trials}});
-    TensorGroup out_a(c.outputs), out_b(c.outputs);
+    TensorGroup out_a = c.group(c.outputs), out_b = c.group(c.outputs);
     nlohmann::json trial_results = nlohmann::json::array();
     for (int k = 0; k < trials; ++k) {
         size_t set = static_cast<size_t>(k % sets);
         auto sums = prepare_inputs(c, set, static_cast<uint64_t>(k));
         std::string what = "correctness trial " + std::to_string(k + 1);
-        out_a.poison(kPoisonA, gpu.stream());
+        out_a.poison(poison_a, gpu.stream());
         gpu.call(candidate, c.input_sets[set].views(), out_a.views(), what);
         if (auto changed = inputs_changed(c, set, sums))
             throw WorkerFailure(FailureClass::Incorrect, what + ": the candidate modified input '" + *changed + "'", what);
         auto first = check_outputs(c, expected[static_cast<size_t>(k)], out_a, what);
-        out_b.poison(kPoisonB, gpu.stream());
+        out_b.poison(poison_b, gpu.stream());
         gpu.call(candidate, c.input_sets[set].views(), out_b.views(), what + " (second run)");
         if (auto changed = inputs_changed(c, set, sums))
             throw WorkerFailure(FailureClass::Incorrect, what + ": the candidate modified input '" + *changed + "'", what);
@@ -265,7 +269,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
     } else if (reference.loaded()) {
         baseline = &reference;
     }
-    TensorGroup baseline_out(c.outputs), expected_out(c.outputs);
+    TensorGroup baseline_out = c.group(c.outputs), expected_out = c.group(c.outputs);
 
     channel.progress("warmup");
     for (int w = 0; w < request.timing.warmup_calls; ++w) {
@@ -293,7 +297,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         std::string what = "timed call " + std::to_string(s + 1);
         ColdSample cand{}, base{};
         auto time_candidate = [&] {
-            out_a.poison(kPoisonA, gpu.stream());
+            out_a.poison(poison_a, gpu.stream());
             cand = gpu.timed_call(candidate, c.input_sets[set].views(), out_a.views(), what);
         };
         auto time_baseline = [&] {
@@ -374,13 +378,18 @@ namespace {
 // Both profile modes: inputs (set 0), the library loaded and set up, one untimed warm-up call; then
 // `body` gets `call(phase)`, which runs the library once more on the same inputs.
 template <typename Body>
-nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, Body body) {
+nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate,
+                                  Body body) {
     Context c{request, gpu, channel, layouts_from_task_json(request.task, "inputs"),
-              layouts_from_task_json(request.task, "outputs"), {}, {}};
-    c.input_sets.emplace_back(c.inputs);
+              layouts_from_task_json(request.task, "outputs"), {}, {}, BufferLayout(request.variant.layout)};
+    c.input_sets.push_back(c.group(c.inputs));
     if (!request.reference_data_sets.empty()) load_data_sets(c);
     prepare_inputs(c, 0, 0);
-    TensorGroup out(c.outputs);
+    TensorGroup out = c.group(c.outputs);
+    // The counters library (and CUPTI with it) loads before the sandbox, from where it was built.
+    if (request.mode == "profile_counters" && !request.counters_library.empty())
+        (void)::dlopen(request.counters_library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    gate.enter();
     const std::string& path = request.profile_reference ? request.reference_library : request.candidate_library;
     KernelLibrary library = KernelLibrary::load(path, request.profile_reference ? "reference" : "candidate");
     setup_library(library, c, "setup");
@@ -392,8 +401,8 @@ nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu,
 }
 }  // namespace
 
-nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const Channel& channel) {
-    return with_profiled_call(request, gpu, channel, [&](const auto& call) -> nlohmann::json {
+nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate) {
+    return with_profiled_call(request, gpu, channel, gate, [&](const auto& call) -> nlohmann::json {
         channel.progress("profile", {{"iterations", request.profile_iterations}});
         cudaProfilerStart();
         for (int i = 0; i < request.profile_iterations; ++i) call("profiled call");
@@ -402,8 +411,8 @@ nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const 
     });
 }
 
-nlohmann::json run_counters(const WorkerRequest& request, GpuSession& gpu, const Channel& channel) {
-    return with_profiled_call(request, gpu, channel, [&](const auto& call) -> nlohmann::json {
+nlohmann::json run_counters(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate) {
+    return with_profiled_call(request, gpu, channel, gate, [&](const auto& call) -> nlohmann::json {
         channel.progress("counters", {{"metrics", request.counter_metrics.size()}});
         return {{"type", "result"}, {"counters", collect_counters(request, gpu, call)}};
     });

@@ -40,12 +40,23 @@ kp_tensor make_view(const TensorSpec& spec, void* data) {
 }
 }  // namespace
 
-TensorGroup::TensorGroup(const std::vector<TensorLayout>& layouts) {
+size_t BufferLayout::next_offset() {
+    if (seed_ == 0) return 0;
+    uint64_t x = seed_ + 0x9E3779B97F4A7C15ull * ++count_;
+    x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+    return 256 * static_cast<size_t>(1 + (x >> 40) % 255);
+}
+
+TensorGroup::TensorGroup(const std::vector<TensorLayout>& layouts, BufferLayout& layout) {
     for (const auto& l : layouts) {
         DeviceBuffer b;
         b.dtype = l.spec.dtype;
         b.elements = l.spec.storage_elements();
-        check_cuda(cudaMalloc(&b.data, std::max<size_t>(b.bytes(), 1)), "allocating " + l.spec.name, FailureClass::OutOfMemory);
+        size_t offset = layout.next_offset();
+        void* allocation = nullptr;
+        check_cuda(cudaMalloc(&allocation, std::max<size_t>(b.bytes(), 1) + offset), "allocating " + l.spec.name, FailureClass::OutOfMemory);
+        b.data = static_cast<char*>(allocation) + offset;
+        allocations_.push_back(allocation);
         buffers_.push_back(b);
         views_.push_back(make_view(l.spec, b.data));
     }
@@ -55,12 +66,13 @@ TensorGroup::TensorGroup(TensorGroup&& other) noexcept { *this = std::move(other
 
 TensorGroup& TensorGroup::operator=(TensorGroup&& other) noexcept {
     std::swap(buffers_, other.buffers_);
+    std::swap(allocations_, other.allocations_);
     std::swap(views_, other.views_);
     return *this;
 }
 
 TensorGroup::~TensorGroup() {
-    for (auto& b : buffers_) cudaFree(b.data);
+    for (void* a : allocations_) cudaFree(a);
 }
 
 void TensorGroup::poison(unsigned char pattern, cudaStream_t stream) const {

@@ -21,11 +21,24 @@ struct TensorLayout {
 // Reads the tensor lists of to_json(TaskSpec).
 std::vector<TensorLayout> layouts_from_task_json(const nlohmann::json& task, const char* key);
 
+// Where buffers land. Seed 0 keeps each buffer where cudaMalloc puts it; any other seed shifts
+// each one by its own multiple of 256 bytes (alignment kept), so a kernel that keyed anything on
+// addresses sees different ones in a re-verification.
+class BufferLayout {
+public:
+    explicit BufferLayout(uint64_t seed = 0) : seed_(seed) {}
+    size_t next_offset();  // bytes before the next buffer
+
+private:
+    uint64_t seed_;
+    uint64_t count_ = 0;
+};
+
 // One buffer per tensor of a list; frees them on destruction.
 class TensorGroup {
 public:
     TensorGroup() = default;
-    explicit TensorGroup(const std::vector<TensorLayout>& layouts);
+    TensorGroup(const std::vector<TensorLayout>& layouts, BufferLayout& layout);
     TensorGroup(TensorGroup&&) noexcept;
     TensorGroup& operator=(TensorGroup&&) noexcept;
     TensorGroup(const TensorGroup&) = delete;
@@ -39,6 +52,7 @@ public:
 
 private:
     std::vector<DeviceBuffer> buffers_;
+    std::vector<void*> allocations_;  // what cudaMalloc returned (buffers may start further in)
     std::vector<kp_tensor> views_;
 };
 

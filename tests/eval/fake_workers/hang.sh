@@ -1,5 +1,6 @@
 #!/bin/sh
 # Candidate host code that never returns: the worker goes silent.
-cat > /dev/null
-echo '{"type":"progress","phase":"correctness"}' >&3
+request=$(cat)
+nonce=$(printf '%s' "$request" | sed -n 's/.*"nonce":"\([0-9a-f]*\)".*/\1/p')
+echo '{"nonce":"'"$nonce"'","type":"progress","phase":"correctness"}' >&3
 exec sleep 60

@@ -1,4 +1,5 @@
 #!/bin/sh
 # What the kernel's out-of-memory killer does: SIGKILL from outside.
-cat > /dev/null
+request=$(cat)
+nonce=$(printf '%s' "$request" | sed -n 's/.*"nonce":"\([0-9a-f]*\)".*/\1/p')
 kill -KILL $$
