@@ -1,8 +1,9 @@
-// kernelpro doctor [--json]: what this machine offers kernelpro: the GPU and driver, the CUDA tools
-// (nvcc, ncu, nvdisasm, cuobjdump, compute-sanitizer), CUPTI, NVML and kernelpro's own GPU helpers
-// (kernelpro-ceilings, the timeline and counters libraries),
-// found or missing, with versions. It reports; a missing GPU is not a failure (exit 0). Exit 3
-// only on an internal error.
+// kernelpro doctor [--json] [--require-sandbox]: what this machine offers kernelpro: the GPU and
+// driver, the CUDA tools (nvcc, ncu, nvdisasm, cuobjdump, compute-sanitizer), CUPTI, NVML,
+// kernelpro's own GPU helpers (kernelpro-ceilings, the timeline and counters libraries), found or
+// missing, with versions, and each layer of the sandbox around candidate code (applied for real by
+// a worker) with why it is missing. It reports; a missing GPU is not a failure (exit 0). Exit 3 on
+// an internal error, or with --require-sandbox when a sandbox layer is missing.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "eval/sandbox_probe.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/helper_paths.h"
 #include "gpu/nvml_library.h"
@@ -78,8 +80,31 @@ std::string counted_by(const std::vector<gpu::ToolStatus>& tools, const std::vec
     return "ncu";
 }
 
+// The sandbox a worker applies here, or why it could not be probed.
+struct SandboxProbe {
+    sandbox::SandboxReport report;
+    std::string error;
+    bool complete() const { return error.empty() && report.complete(); }
+};
+
+SandboxProbe probe_sandbox() {
+    SandboxProbe probe;
+    auto report = probe_worker_sandbox();
+    if (report) probe.report = *report;
+    else probe.error = report.error().message;
+    return probe;
+}
+
+std::string sandbox_section(const SandboxProbe& probe) {
+    std::string out = "\nSandbox for candidate code (applied by kernelpro-worker)\n";
+    if (!probe.error.empty()) return out + fmt::format("  {:<20} {}\n", "sandbox", "unknown: " + probe.error);
+    for (const auto& l : probe.report.layers)
+        out += fmt::format("  {:<20} {:<12} {}\n", l.name, sandbox::layer_state_name(l.state), l.detail);
+    return out;
+}
+
 void print_text(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>& tools,
-                const std::vector<gpu::ToolStatus>& helpers) {
+                const std::vector<gpu::ToolStatus>& helpers, const SandboxProbe& sandbox_probe) {
     std::string out = "kernelpro doctor\n\nGPU and driver\n";
     if (gpu_report.devices.empty()) {
         out += fmt::format("  {:<20} {}\n", "gpu", gpu_report.error);
@@ -105,6 +130,7 @@ void print_text(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
     };
     table("Tools", tools);
     table("kernelpro helpers", helpers);
+    out += sandbox_section(sandbox_probe);
 
     out += "\nWhat works here\n";
     bool gpu_present = !gpu_report.devices.empty();
@@ -121,11 +147,13 @@ void print_text(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
          !gpu_present ? "no GPU: the CUPTI timeline needs a GPU" : "CUPTI or libkp_timeline.so missing");
     line("measured ceilings", gpu_present && has(helpers, "kernelpro-ceilings"),
          !gpu_present ? "no GPU: `kernelpro device` shows H200 datasheet values instead" : "kernelpro-ceilings missing");
+    line("full sandbox", sandbox_probe.complete(),
+         sandbox_probe.error.empty() ? sandbox_probe.report.missing() : sandbox_probe.error);
     std::fputs(out.c_str(), stdout);
 }
 
 void print_json(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>& tools,
-                const std::vector<gpu::ToolStatus>& helpers) {
+                const std::vector<gpu::ToolStatus>& helpers, const SandboxProbe& sandbox_probe) {
     bool gpu_present = !gpu_report.devices.empty();
     nlohmann::json j = {
         {"gpu", {{"available", gpu_present},
@@ -135,17 +163,19 @@ void print_json(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
                  {"nvidia_driver_version", gpu_report.nvidia_driver_version}}},
         {"tools", tools},
         {"helpers", helpers},
+        {"sandbox", sandbox_probe.error.empty() ? sandbox_probe.report.to_json() : nlohmann::json{{"complete", false}, {"error", sandbox_probe.error}}},
         {"ready", {{"compile", has(tools, "nvcc")},
                    {"evaluate", gpu_present},
                    {"counter_profiles", counters_ready(gpu_present, tools, helpers)},
                    {"counted_by", counters_ready(gpu_present, tools, helpers) ? counted_by(tools, helpers) : ""},
                    {"source_page", gpu_present && has(tools, "ncu")},
                    {"timeline", gpu_present && has(tools, "cupti") && has(helpers, "libkp_timeline.so")},
-                   {"measured_ceilings", gpu_present && has(helpers, "kernelpro-ceilings")}}}};
+                   {"measured_ceilings", gpu_present && has(helpers, "kernelpro-ceilings")},
+                   {"full_sandbox", sandbox_probe.complete()}}}};
     std::printf("%s\n", j.dump(2).c_str());
 }
 
-int run_doctor(bool json) {
+int run_doctor(bool json, bool require_sandbox) {
     GpuReport gpu_report = probe_gpu();
     std::vector<gpu::ToolStatus> tools = gpu::probe_toolchain();
     std::vector<gpu::ToolStatus> helpers = {
@@ -153,8 +183,14 @@ int run_doctor(bool json) {
         probe_helper("libkp_timeline.so", "the CUPTI kernel timeline"),
         probe_helper("libkp_counters.so", "counters in the worker (CUPTI range profiler)"),
     };
-    if (json) print_json(gpu_report, tools, helpers);
-    else print_text(gpu_report, tools, helpers);
+    SandboxProbe sandbox_probe = probe_sandbox();
+    if (json) print_json(gpu_report, tools, helpers, sandbox_probe);
+    else print_text(gpu_report, tools, helpers, sandbox_probe);
+    if (require_sandbox && !sandbox_probe.complete()) {
+        std::fprintf(stderr, "kernelpro doctor: the sandbox is incomplete: %s\n",
+                     sandbox_probe.error.empty() ? sandbox_probe.report.missing().c_str() : sandbox_probe.error.c_str());
+        return kExitEnvironment;
+    }
     return kExitOk;
 }
 
@@ -163,10 +199,12 @@ int run_doctor(bool json) {
 Handler register_doctor(CLI::App& root) {
     auto* command = root.add_subcommand("doctor", "Report the GPU, driver and CUDA tools kernelpro can use");
     auto json = std::make_shared<bool>(false);
+    auto require_sandbox = std::make_shared<bool>(false);
     command->add_flag("--json", *json, "Print the report as JSON");
-    return [json] {
+    command->add_flag("--require-sandbox", *require_sandbox, "Exit 3 when a layer of the sandbox around candidate code is missing");
+    return [json, require_sandbox] {
         try {
-            return run_doctor(*json);
+            return run_doctor(*json, *require_sandbox);
         } catch (const std::exception& error) {
             std::fprintf(stderr, "kernelpro doctor: internal error: %s\n", error.what());
             return kExitEnvironment;

@@ -1,5 +1,6 @@
-// kernelpro eval TASK CANDIDATE.cu [--baseline OTHER.cu] [--json]
-// Exit codes: 0 correct, 1 the candidate failed (any class), 2 usage or task error, 3 environment.
+// kernelpro eval TASK CANDIDATE.cu [--baseline OTHER.cu] [--json] [--require-sandbox]
+// Exit codes: 0 correct, 1 the candidate failed (any class), 2 usage or task error, 3 environment
+// (with --require-sandbox: a layer of the sandbox is missing; candidate code never ran).
 #include <unistd.h>
 
 #include <chrono>
@@ -20,7 +21,7 @@ namespace {
 struct EvalArgs {
     std::string task, candidate, baseline;
     std::vector<std::string> params;
-    bool json = false, no_timing = false, quiet = false;
+    bool json = false, no_timing = false, quiet = false, require_sandbox = false;
     int trials = 5;
     double max_time = 5.0, min_time = 0.1, noise = 0.5, call_timeout = 10.0;
     size_t min_samples = 10;
@@ -45,6 +46,8 @@ Handler register_eval(CLI::App& root) {
     cmd->add_option("--call-timeout", a->call_timeout, "Seconds one kernel call may take")->capture_default_str();
     cmd->add_option("--seed", a->seed, "Input seed (default: random, unpredictable to the candidate)");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+    cmd->add_flag("--require-sandbox", a->require_sandbox,
+                  "Refuse (exit 3) unless every sandbox layer is active (see `kernelpro doctor`)");
     return [a]() -> int {
         auto task = load_task(a->task);
         if (!task.ok()) {
@@ -71,6 +74,7 @@ Handler register_eval(CLI::App& root) {
         options.timing.stopping.max_noise = a->noise / 100.0;
         options.call_timeout_seconds = a->call_timeout;
         options.seed = a->seed;
+        options.sandbox.required = a->require_sandbox;
         auto start = std::chrono::steady_clock::now();
         if (!a->quiet)
             options.on_progress = [start](const std::string& line) {

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <csignal>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -25,6 +26,7 @@
 #include "llm/client_factory.h"
 #include "llm/llm_config.h"
 #include "report/report_file.h"
+#include "sandbox/sandbox_report.h"
 #include "search/proposers/parameter_space.h"
 #include "search/proposers/tuner_proposer.h"
 #include "search/search_driver.h"
@@ -45,7 +47,7 @@ struct OptimizeArgs {
     int trials = 3;
     double max_time = 1.0, min_time = 0.05;
     double target = 0.9;
-    bool quiet = false;
+    bool quiet = false, require_sandbox = false;
 };
 
 std::atomic<search::SearchDriver*> g_driver{nullptr};
@@ -60,6 +62,23 @@ std::string utc_stamp() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
     return buf;
+}
+}  // namespace
+
+namespace {
+// OUT/best.cu once more in a fresh worker (another seed, poison and buffer layout); the verdict and
+// the sandbox it ran in go to the end of OUT/summary.md. False when the kernel fails it.
+bool reverify_best(optimize::GpuEvaluator& evaluator, const std::filesystem::path& out_dir) {
+    auto check = evaluator.reverify(out_dir / "best.cu");
+    if (!check) {
+        std::cerr << "warning: the best kernel could not be re-verified: " << check.error().message << "\n";
+        return true;
+    }
+    std::string sandbox = check->report.sandbox.is_object() ? sandbox::SandboxReport::from_json(check->report.sandbox).summary() : "not reported";
+    std::ofstream(out_dir / "summary.md", std::ios::app) << "\n## Re-verification\n\n" << check->summary() << "\n\nSandbox: " << sandbox << "\n";
+    std::cerr << check->summary() << "\n";
+    if (!check->passed()) std::cout << "the best kernel failed re-verification; see " << (out_dir / "summary.md").string() << "\n";
+    return check->passed();
 }
 }  // namespace
 
@@ -100,6 +119,7 @@ int run_search_session(search::SearchDriver& driver, store::RunStore& store, opt
                              search::stop_reason_name(outcome->stop_reason), outcome->spend.evaluations,
                              outcome->spend.elapsed_seconds);
     if (!outcome->stop_detail.empty()) std::cerr << "  " << outcome->stop_detail << "\n";
+    if (*found && !reverify_best(evaluator, out_dir)) return kExitCandidateFailed;
     if (*found) {
         std::cout << fmt::format("best: {:.3f}x over the baseline", outcome->best_speedup_over_baseline);
         if (outcome->best_speedup) std::cout << fmt::format(", {:.3f}x over the reference", *outcome->best_speedup);
@@ -192,6 +212,8 @@ Handler register_optimize(CLI::App& root) {
     cmd->add_option("--target-fraction", a->target, "Stop once a kernel reaches this fraction of its roofline floor (0: never)")
         ->capture_default_str();
     cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
+    cmd->add_flag("--require-sandbox", a->require_sandbox,
+                  "Refuse (exit 3) unless every sandbox layer is active (see `kernelpro doctor`)");
     return [a]() -> int {
         auto strategy = search::parse_search_strategy(a->strategy);
         if (!strategy) {
@@ -256,7 +278,9 @@ Handler register_optimize(CLI::App& root) {
         build_options.arch = detect_gpu_arch();
         CandidateBuilder builder(build_options);
         kp::Evaluator gpu(builder);
-        optimize::GpuEvaluator evaluator(*task, gpu, optimize::search_evaluation_options(a->trials, a->max_time, a->min_time), out_dir);
+        EvaluationOptions evaluation_options = optimize::search_evaluation_options(a->trials, a->max_time, a->min_time);
+        evaluation_options.sandbox.required = a->require_sandbox;
+        optimize::GpuEvaluator evaluator(*task, gpu, evaluation_options, out_dir);
         if (a->profile) {
             diagnose::ProfileOptions profile_options;
             profile_options.budget_seconds = 60;
@@ -279,6 +303,7 @@ Handler register_optimize(CLI::App& root) {
             // The fixer repairs correctness failures and crashes too, not only compile errors.
             config.repairable = {search::StatusClass::compile_error, search::StatusClass::incorrect, search::StatusClass::crash,
                                  search::StatusClass::timeout, search::StatusClass::rejected_by_guard,
+                                 search::StatusClass::rejected_by_sandbox,
                                  search::StatusClass::out_of_memory};
             config.max_repair_chain = 3;
         }

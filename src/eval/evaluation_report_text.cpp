@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sandbox/sandbox_report.h"
+
 namespace kp {
 
 namespace {
@@ -26,6 +28,7 @@ std::string render_evaluation_text(const EvaluationReport& r) {
         out += fmt::format("device     {} (sm {}, driver {})\n", r.device.value("name", ""), r.device.value("compute_capability", ""),
                            r.device.value("driver_version", ""));
     out += fmt::format("status     {}{}\n", failure_class_name(r.status), r.status == FailureClass::Ok ? " (correct)" : "");
+    if (r.sandbox.is_object()) out += "sandbox    " + sandbox::SandboxReport::from_json(r.sandbox).summary() + "\n";
     if (!r.message.empty()) out += "\n" + r.message + (r.message.back() == '\n' ? "" : "\n");
     if (r.correctness.is_object() && r.correctness.contains("trials")) {
         double max_abs = 0, max_rel = 0;

@@ -13,6 +13,7 @@
 
 #include "eval/evaluator.h"
 #include "diagnose/profile_options.h"
+#include "eval/reverification.h"
 #include "search/evaluator.h"
 #include "task/task_spec.h"
 
@@ -38,6 +39,8 @@ public:
     // Profile every correct candidate (kernelpro profile's two stages) and hand its roofline class
     // and ranked findings to the proposers; a profile that fails costs its findings, not the node.
     void enable_profiling(diagnose::ProfileOptions options) { profile_options_ = std::move(options); }
+    // The run's best kernel once more, in a fresh worker with another seed, poison and layout.
+    Result<Reverification> reverify(const std::filesystem::path& source) { return reverify_candidate(evaluator_, task_, source, options_); }
 
 private:
     TaskSpec task_;
