@@ -1,7 +1,8 @@
 // Benchmarks of the evaluation engine on the example tasks (issue 2 §10):
 //  (a) latency per candidate, split into compile / verify / time (cold compile cache);
 //  (b) the same candidate evaluated N times: spread of the medians;
-//  (c) our median against ncu's gpu__time_duration for the same kernel.
+//  (c) our median against ncu's gpu__time_duration for the same kernel;
+//  --sandbox-cost instead: the sandbox's cost per evaluation (sandbox_cost.h).
 // Prints a table; --json FILE also writes every number.
 #include <algorithm>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "eval/sample_statistics.h"
 #include "profile/ncu_csv.h"
 #include "profile/tool_locator.h"
+#include "sandbox_cost.h"
 
 using namespace kp;
 namespace fs = std::filesystem;
@@ -68,13 +70,14 @@ int main(int argc, char** argv) {
     std::string tasks_dir = "tasks";  // run from the checkout, as scripts/gpu-check does
     std::string json_out;
     int repeats = 5;
-    bool with_ncu = true;
+    bool with_ncu = true, sandbox_cost = false;
     std::vector<std::string> only;
     app.add_option("--tasks", tasks_dir, "Folder of example tasks")->capture_default_str();
     app.add_option("--repeats", repeats, "Evaluations of the same candidate for the spread");
     app.add_option("--json", json_out, "Write all numbers to this file");
     app.add_option("--only", only, "Task names to run");
     app.add_flag("!--no-ncu", with_ncu, "Skip the ncu comparison");
+    app.add_flag("--sandbox-cost", sandbox_cost, "Measure the sandbox's cost per evaluation instead (on/off, alternating)");
     CLI11_PARSE(app, argc, argv);
 
     auto cache = make_temp_directory("kp-bench-cache").value();  // cold compile cache
@@ -90,6 +93,7 @@ int main(int argc, char** argv) {
     for (const auto& d : fs::directory_iterator(tasks_dir))
         if (fs::exists(d.path() / "task.toml") && fs::exists(d.path() / "candidates" / "fast.cu")) task_dirs.push_back(d.path());
     std::sort(task_dirs.begin(), task_dirs.end());
+    if (sandbox_cost) return bench::run_sandbox_cost(builder, task_dirs, only, repeats, json_out);
     for (const auto& dir : task_dirs) {
         auto task = load_task(dir);
         if (!task.ok()) {
