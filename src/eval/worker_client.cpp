@@ -40,6 +40,8 @@ std::string fresh_nonce() {
 // What the channel carried, message by message. Every message must carry the request's nonce:
 // one that does not was written by candidate code (the worker never writes without it).
 struct ChannelState {
+    ChannelState(const std::string& n, WorkerOutcome& o, const std::function<void(const nlohmann::json&)>& p, Clock::time_point s)
+        : nonce(n), outcome(o), on_progress(p), start(s) {}
     const std::string& nonce;
     WorkerOutcome& outcome;
     const std::function<void(const nlohmann::json&)>& on_progress;
@@ -207,7 +209,7 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
     ::close(in_pipe[1]);
 
     WorkerOutcome outcome;
-    ChannelState channel{request.nonce, outcome, options.on_progress, start};
+    ChannelState channel(request.nonce, outcome, options.on_progress, start);
     const std::string watchdog_reason = follow_worker(pid, channel_pipe[0], log_pipe[0], options, start, channel, outcome.log);
     const bool killed_by_watchdog = !watchdog_reason.empty();
     int status = 0;

@@ -10,13 +10,17 @@
 using namespace kp;
 
 namespace {
-WorkerOutcome run_fake(const std::string& script, std::chrono::milliseconds watchdog = std::chrono::seconds(20)) {
+Result<WorkerOutcome> run_fake_worker(const std::string& script, std::chrono::milliseconds watchdog) {
     WorkerOptions options;
     options.worker_executable = kp::testing::source_path("tests/eval/fake_workers/" + script);
     options.watchdog = watchdog;
     WorkerRequest request;
     request.task = {{"name", "t"}};
-    auto outcome = run_worker(request, options);
+    return run_worker(request, options);
+}
+
+WorkerOutcome run_fake(const std::string& script, std::chrono::milliseconds watchdog = std::chrono::seconds(20)) {
+    auto outcome = run_fake_worker(script, watchdog);
     EXPECT_TRUE(outcome.ok()) << (outcome.ok() ? "" : outcome.error().message);
     return outcome.ok() ? *outcome : WorkerOutcome{};
 }
@@ -90,11 +94,7 @@ TEST(WorkerClient, TheSupervisorsViolationIsTheVerdict) {
 }
 
 TEST(WorkerClient, ARefusalIsAnEnvironmentError) {
-    WorkerOptions options;
-    options.worker_executable = std::string(KP_FAKE_WORKERS) + "/refused.sh";
-    WorkerRequest request;
-    request.task = {{"name", "t"}};
-    auto outcome = run_worker(request, options);
+    auto outcome = run_fake_worker("refused.sh", std::chrono::seconds(20));
     ASSERT_FALSE(outcome.ok());
     EXPECT_NE(outcome.error().message.find("--require-sandbox"), std::string::npos);
 }
