@@ -112,8 +112,9 @@ Result<std::string> restrict_with_landlock(const FilesystemPolicy& policy, const
         return make_error(std::string("landlock_restrict_self: ") + std::strerror(error));
     }
     ::close(ruleset);
-    std::string detail = "ABI " + std::to_string(abi.version) + ": system folders, /proc and /sys read-only, writes only in " +
-                         (policy.read_write.empty() ? std::string("no folder") : policy.read_write.front()) + ", GPU devices";
+    std::string detail = "ABI " + std::to_string(abi.version) + ": system folders, /proc and /sys read-only, " +
+                         (policy.read_write.empty() ? std::string("nothing writable") : "writes only in the scratch folder") +
+                         ", GPU devices";
     if (attr.handled_access_net) detail += ", no TCP";
     if (attr.scoped) detail += ", no signals or abstract sockets outside";
     return detail;

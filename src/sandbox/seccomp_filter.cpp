@@ -79,6 +79,7 @@ const std::vector<Rule>& rules() {
         {"syslog", kSystem}, {"quotactl", kSystem}, {"iopl", kSystem}, {"ioperm", kSystem}, {"vhangup", kSystem},
         {"keyctl", kSystem}, {"add_key", kSystem}, {"request_key", kSystem}, {"name_to_handle_at", kSystem},
         {"open_by_handle_at", kSystem}, {"mknod", kSystem}, {"mknodat", kSystem}, {"fanotify_init", kSystem},
+        {"mq_open", kSystem}, {"mq_unlink", kSystem}, {"mq_notify", kSystem},
         {"chmod", kAttributes}, {"fchmod", kAttributes}, {"fchmodat", kAttributes}, {"chown", kAttributes},
         {"fchown", kAttributes}, {"lchown", kAttributes}, {"fchownat", kAttributes}, {"setxattr", kAttributes},
         {"lsetxattr", kAttributes}, {"fsetxattr", kAttributes}, {"removexattr", kAttributes},

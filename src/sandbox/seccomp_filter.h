@@ -8,7 +8,8 @@
 //     other processes or other threads;
 //   - no sockets (socket, socketpair, connect, bind, listen, accept);
 //   - no changes to the sandbox (seccomp, the prctl options that weaken it, unshare, setns,
-//     setrlimit, set*id, Landlock) or to the system (mounts, modules, bpf, io_uring, clocks, keys);
+//     setrlimit, set*id, Landlock) or to the system (mounts, modules, bpf, io_uring, clocks, keys,
+//     POSIX message queues);
 //   - no changes to file attributes (chmod, chown, xattrs, times: Landlock does not cover them).
 // Supervised, every denied call and every call that names a path goes to the supervisor process
 // (SECCOMP_RET_USER_NOTIF), which answers, reports and ends the worker on a violation; otherwise a

@@ -1,7 +1,6 @@
 #include "eval/worker/evaluation.h"
 
 #include <cuda_profiler_api.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +11,7 @@
 #include "eval/worker/counter_collection.h"
 #include "eval/worker/tensor_sets.h"
 #include "eval/worker/worker_failure.h"
+#include "gpu/dynamic_library.h"
 #include "task/safetensors.h"
 
 namespace kp::worker {
@@ -388,7 +388,7 @@ nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu,
     TensorGroup out = c.group(c.outputs);
     // The counters library (and CUPTI with it) loads before the sandbox, from where it was built.
     if (request.mode == "profile_counters" && !request.counters_library.empty())
-        (void)::dlopen(request.counters_library.c_str(), RTLD_NOW | RTLD_LOCAL);
+        (void)gpu::DynamicLibrary::open({request.counters_library}, gpu::DynamicLibrary::Lifetime::process);
     gate.enter();
     const std::string& path = request.profile_reference ? request.reference_library : request.candidate_library;
     KernelLibrary library = KernelLibrary::load(path, request.profile_reference ? "reference" : "candidate");
