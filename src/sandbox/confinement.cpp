@@ -1,6 +1,7 @@
 #include "sandbox/confinement.h"
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,8 +72,15 @@ void report_violation(const ConfinementOptions& o, const std::string& message) {
     if (o.channel_fd >= 0) (void)write_to_pipe(o.channel_fd, m.dump() + "\n");
 }
 
-LayerStatus apply_limits(const SandboxSettings& s) {
+LayerStatus apply_limits(const ConfinementOptions& o) {
+    const SandboxSettings& s = o.settings;
     if (s.is_disabled(kRlimits)) return {kRlimits, LayerState::disabled, kDisabledByEnvironment};
+    // A profiler in the process writes what it needs (replay data, a trace): no caps for it.
+    if (o.profiler_attached) {
+        rlimit no_core{0, 0};
+        if (::setrlimit(RLIMIT_CORE, &no_core) != 0) return {kRlimits, LayerState::unavailable, std::strerror(errno)};
+        return {kRlimits, LayerState::active, "no core files (profile_run: no file-size or descriptor caps)"};
+    }
     auto applied = apply_resource_limits(s.max_file_bytes);
     if (!applied) return {kRlimits, LayerState::unavailable, applied.error().message};
     return {kRlimits, LayerState::active, *applied};
@@ -145,7 +153,7 @@ const SandboxReport& Confinement::enter(const std::vector<std::string>& library_
     if (!s.scratch.empty() && ::chdir(s.scratch.c_str()) == 0) ::setenv("TMPDIR", s.scratch.c_str(), 1);
     policy_ = worker_filesystem_policy(s, library_files);
     // In this order: the filter denies what the first two use (setrlimit, Landlock's calls).
-    report_.set(apply_limits(s));
+    report_.set(apply_limits(options_));
     report_.set(apply_landlock(options_, policy_));
     int listener = -1;
     report_.set(apply_seccomp(options_, control_fd_ >= 0, &listener));
