@@ -151,6 +151,7 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     report.device = outcome->hello;
     report.worker_log = outcome->log;
     report.sandbox = outcome->sandbox;
+    for (const auto& note : outcome->sandbox_notes) report.warnings.push_back(note);
     if (outcome->status == FailureClass::Ok) {
         report.correctness = outcome->result.value("correctness", nlohmann::json::object());
         report.timing = outcome->result.value("timing", nlohmann::json::object());

@@ -71,6 +71,9 @@ void ChannelState::take(const std::string& line) {
         if (on_progress) on_progress(m);
     } else if (type == "sandbox") {
         outcome.sandbox = m.value("sandbox", nlohmann::json::object());
+    } else if (type == "sandbox_notes") {
+        for (const auto& n : m.value("notes", nlohmann::json::array()))
+            if (n.is_string()) outcome.sandbox_notes.push_back(n.get<std::string>());
     } else if (type == "sandbox_violation") {
         if (violation.empty()) violation = m.value("message", "sandbox: a forbidden call");
     } else if (type == "refused") {

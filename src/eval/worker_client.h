@@ -25,6 +25,7 @@ struct WorkerOutcome {
     nlohmann::json result;  // the result document (status Ok), else null
     std::string log;        // what the worker (and candidate code) printed, bounded
     nlohmann::json sandbox; // the layers around candidate code, as the worker reported them
+    std::vector<std::string> sandbox_notes;  // what threads from before the sandbox were let do or denied
     double wall_seconds = 0;
     // Seconds since start at which each progress phase was first reported.
     std::map<std::string, double> phase_started;

@@ -148,7 +148,16 @@ std::string where(const SystemCall& call, const ProcessView& view) {
 }
 
 Ruling violation(const std::string& call_text, const std::string& why, int error, const SystemCall& call, const ProcessView& view) {
-    return {false, error, true, "sandbox: " + call_text + " denied: " + why + where(call, view)};
+    return {false, error, true, false, "sandbox: " + call_text + " denied: " + why + where(call, view)};
+}
+
+// The same call from a thread that predates the sandbox: answered the same way, only noted.
+Ruling noted(Ruling ruling, const char* outcome) {
+    ruling.violation = false;
+    ruling.note = true;
+    auto at = ruling.message.find(" denied: ");
+    if (at != std::string::npos) ruling.message.replace(at, 9, std::string(" ") + outcome + " (a thread from before the sandbox): ");
+    return ruling;
 }
 
 }  // namespace
@@ -156,9 +165,13 @@ Ruling violation(const std::string& call_text, const std::string& why, int error
 Ruling judge_system_call(const SystemCall& call, const FilesystemPolicy& policy, const SandboxedProcess& process,
                          const ProcessView& view) {
     SystemCallInfo info = describe_system_call(call.nr);
-    if (!info.names_a_path) return violation(info.name + "(" + describe_arguments(info.name, call, view) + ")",
-                                             info.reason.empty() ? "not allowed in the sandbox" : info.reason, EPERM, call, view);
     const bool older_thread = process.threads_before.count(call.thread) > 0;
+    if (!info.names_a_path) {
+        Ruling denied = violation(info.name + "(" + describe_arguments(info.name, call, view) + ")",
+                                  info.reason.empty() ? "not allowed in the sandbox" : info.reason, EPERM, call, view);
+        return older_thread ? noted(denied, "denied") : denied;
+    }
+    Ruling let_through{true, 0, false, false, ""};  // carries a note when an older thread read outside
     for (PathArgument arg : path_arguments(info.name)) {
         if (arg.access == Access::none) {
             uint64_t flags = call.args[arg.path_arg + 1];
@@ -177,10 +190,15 @@ Ruling judge_system_call(const SystemCall& call, const FilesystemPolicy& policy,
         // Threads CUDA or the reference started before the sandbox are trusted code outside
         // Landlock: their reads pass; everything else reads only what the policy lists.
         const bool nothing_there = resolved->path.rfind("/proc/", 0) != 0 && !view.exists(resolved->path);
-        if (!writes && !older_thread && !nothing_there && !policy.may_read(resolved->path))
-            return violation(call_text, "outside the folders sandboxed code may read", EACCES, call, view);
+        if (!writes && !nothing_there && !policy.may_read(resolved->path)) {
+            Ruling outside = violation(call_text, "outside the folders sandboxed code may read", EACCES, call, view);
+            if (!older_thread) return outside;
+            let_through = noted(outside, "let through");
+        }
     }
-    return {true, 0, false, ""};
+    let_through.allow = true;
+    let_through.error = 0;
+    return let_through;
 }
 
 }  // namespace kp::sandbox

@@ -1,6 +1,9 @@
 // The supervisor's ruling on one system call the filter handed over: a denied call is a violation;
 // a call that names a path is let through when the path is inside the filesystem policy (Landlock
-// still enforces it in the kernel) and is a violation otherwise. Paths are resolved as the
+// still enforces it in the kernel) and is a violation otherwise. Threads that CUDA or the trusted
+// reference started before the sandbox are not candidate code: what they are denied fails with
+// EPERM and their reads outside the policy pass, both as notes rather than violations (their
+// writes outside the scratch folder stay violations). Paths are resolved as the
 // sandboxed process sees them, /proc/self, /proc/PID/cwd and /proc/PID/fd/N included; /proc
 // entries of other processes are violations. The ruling only reports: Landlock and the filter
 // enforce, so a path that changes between this check and the kernel's own still gets nowhere.
@@ -53,8 +56,9 @@ struct SandboxedProcess {
 struct Ruling {
     bool allow = false;   // let the kernel run it (Landlock still applies)
     int error = 0;        // errno to answer when not allowed
-    bool violation = false;
-    std::string message;  // for a violation: "sandbox: execve(\"/bin/sh\") denied: ..."
+    bool violation = false;  // ends the evaluation
+    bool note = false;       // worth reporting, not a violation (a thread from before the sandbox)
+    std::string message;  // "sandbox: execve(\"/bin/sh\") denied: ..."
 };
 
 Ruling judge_system_call(const SystemCall& call, const FilesystemPolicy& policy, const SandboxedProcess& process,

@@ -67,9 +67,10 @@ std::string enter_namespaces(int control_fd) {
     return *unshared;
 }
 
-void report_violation(const ConfinementOptions& o, const std::string& message) {
-    nlohmann::json m{{"type", "sandbox_violation"}, {"nonce", o.nonce}, {"message", message}};
-    if (o.channel_fd >= 0) (void)write_to_pipe(o.channel_fd, m.dump() + "\n");
+// The supervisor's messages, written once the child is gone (so they never split one of its lines).
+void report(const ConfinementOptions& o, nlohmann::json message) {
+    message["nonce"] = o.nonce;
+    if (o.channel_fd >= 0) (void)write_to_pipe(o.channel_fd, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 LayerStatus apply_limits(const ConfinementOptions& o) {
@@ -182,7 +183,11 @@ int run_confined(const ConfinementOptions& options, const std::function<int(Conf
         const bool with_namespaces = attempt == 0;
         int pair[2];
         pid_t child = -1;
-        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0) child = ::fork();
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0) {
+            int on = 1;  // the child's pid, as this process sees it, comes with its messages
+            ::setsockopt(pair[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+            child = ::fork();
+        }
         if (child < 0) {  // no supervisor possible: the filter then denies with EPERM
             Confinement unsupervised(options, -1, {kNamespaces, LayerState::unavailable, std::string("cannot start the supervised child: ") + std::strerror(errno)});
             return body(unsupervised);
@@ -202,8 +207,9 @@ int run_confined(const ConfinementOptions& options, const std::function<int(Conf
             namespace_failure = end.message;
             continue;
         }
+        if (!end.notes.empty()) report(options, {{"type", "sandbox_notes"}, {"notes", end.notes}});
         if (end.kind == SupervisionEnd::Kind::violation) {
-            report_violation(options, end.message);
+            report(options, {{"type", "sandbox_violation"}, {"message", end.message}});
             ::_exit(0);
         }
         end_like(end.wait_status);

@@ -75,12 +75,19 @@ std::optional<ControlMessage> receive(int control_fd) {
     return m;
 }
 
+constexpr size_t kMaxNotes = 16;
+
 // What the supervisor knows once the child's sandbox is on.
 struct Watch {
     int listener = -1;
     FilesystemPolicy policy;
     SandboxedProcess process;
     pid_t worker = 0;
+    std::vector<std::string> notes;
+
+    void note(const std::string& message) {
+        if (notes.size() < kMaxNotes && std::find(notes.begin(), notes.end(), message) == notes.end()) notes.push_back(message);
+    }
 };
 
 // The kernel's size of struct seccomp_notif, which must be zero before each receive.
@@ -113,6 +120,7 @@ std::optional<std::string> answer(Watch& watch, seccomp_notif* request, seccomp_
     response->error = ruling.allow ? 0 : -ruling.error;
     response->flags = ruling.allow ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
     if (seccomp_notify_id_valid(watch.listener, request->id) == 0) (void)seccomp_notify_respond(watch.listener, response);
+    if (ruling.note) watch.note(ruling.message);
     if (ruling.violation) return ruling.message;
     return std::nullopt;
 }
@@ -124,7 +132,7 @@ void take_control_message(const ControlMessage& m, Watch& watch, std::string& re
         auto j = nlohmann::json::parse(m.text.substr(6), nullptr, false);
         if (!j.is_discarded()) watch.policy = FilesystemPolicy::from_json(j.value("policy", nlohmann::json::object()));
         watch.listener = m.fd;
-        watch.worker = m.sender;
+        watch.worker = m.sender > 0 ? m.sender : watch.worker;
         if (watch.worker > 0) watch.process = describe_sandboxed_process(watch.worker);
     } else if (m.fd >= 0) {
         ::close(m.fd);
@@ -170,6 +178,7 @@ SupervisionEnd supervise(pid_t child, int control_fd) {
                     }
                     end.kind = SupervisionEnd::Kind::violation;
                     end.message = *violation;
+                    end.notes = watch.notes;
                     if (request) seccomp_notify_free(request, response);
                     if (child_fd >= 0) ::close(child_fd);
                     return end;
@@ -188,6 +197,7 @@ SupervisionEnd supervise(pid_t child, int control_fd) {
     const bool asked_to_retry = !retry_reason.empty() && WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == kRetryExitCode;
     end.kind = asked_to_retry ? SupervisionEnd::Kind::retry : SupervisionEnd::Kind::exited;
     end.message = retry_reason;
+    end.notes = watch.notes;
     return end;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "sandbox/filesystem_policy.h"
@@ -28,6 +29,7 @@ struct SupervisionEnd {
     Kind kind = Kind::exited;
     int wait_status = 0;  // how the child ended (waitpid status)
     std::string message;  // the violation, or why to retry
+    std::vector<std::string> notes;  // calls of threads from before the sandbox (call_judge.h), first few
 };
 
 // Watches `child` (which is, or starts, the sandboxed process) until it ends or violates the

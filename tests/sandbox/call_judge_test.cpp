@@ -104,9 +104,21 @@ TEST_F(Judge, ProcLinksAreFollowedAndOtherProcessesAreOffLimits) {
     EXPECT_TRUE(open_at("/proc/self/fd/6", O_RDONLY).allow);  // a pipe: nothing on the filesystem
 }
 
-TEST_F(Judge, ThreadsFromBeforeTheSandboxMayReadButNotWriteOutside) {
-    EXPECT_TRUE(open_at("/etc/nvidia/params", O_RDONLY, kDriverThread).allow);
-    EXPECT_TRUE(open_at("/etc/x", O_WRONLY | O_CREAT, kDriverThread).violation);
+TEST_F(Judge, ThreadsFromBeforeTheSandboxAreNotedNotEnded) {
+    auto read = open_at("/etc/nvidia/params", O_RDONLY, kDriverThread);
+    EXPECT_TRUE(read.allow);
+    EXPECT_FALSE(read.violation);
+    EXPECT_TRUE(read.note);
+    EXPECT_NE(read.message.find("let through (a thread from before the sandbox): outside"), std::string::npos) << read.message;
+    EXPECT_NE(read.message.find("cuda-EvtHandlr"), std::string::npos) << read.message;
+    view.strings[10] = "/bin/sh";
+    auto exec = call(SYS_execve, {10, 0, 0, 0, 0, 0}, kDriverThread);
+    EXPECT_FALSE(exec.allow);
+    EXPECT_EQ(exec.error, EPERM);
+    EXPECT_FALSE(exec.violation);
+    EXPECT_TRUE(exec.note);
+    EXPECT_TRUE(open_at("/etc/x", O_WRONLY | O_CREAT, kDriverThread).violation);  // writes outside stay violations
+    EXPECT_FALSE(open_at("/usr/lib/x", O_RDONLY, kDriverThread).note);
 }
 
 TEST_F(Judge, TheOtherPathCallsAndOpenat2) {
