@@ -178,6 +178,8 @@ Result<LoadedFilter> load_seccomp_filter(const FilterOptions& options) {
     seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
     seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
     seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+    // A binary tree over the system call numbers: every call of CUDA's timing loop pays the filter.
+    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
     LoadedFilter loaded;
     for (const Rule& rule : rules()) {
         if (options.profiler_attached && !kept_with_profiler(rule.group)) continue;
