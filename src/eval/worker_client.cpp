@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -109,6 +111,22 @@ WorkerRequest prepared(const WorkerRequest& request, std::optional<ScratchDirect
     return r;
 }
 
+// The orchestrator's environment without what looks like a credential (API keys of LLM providers,
+// tokens, passwords): candidate code can read its own environment.
+std::vector<std::string> worker_environment() {
+    std::vector<std::string> kept;
+    for (char** e = environ; *e; ++e) {
+        std::string entry(*e);
+        std::string name = entry.substr(0, entry.find('='));
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+        bool secret = false;
+        for (const char* word : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"})
+            secret = secret || name.find(word) != std::string::npos;
+        if (!secret) kept.push_back(entry);
+    }
+    return kept;
+}
+
 // How the worker ended, when it sent no final message.
 void classify_silent_end(WorkerOutcome& outcome, int status, const std::string& exe) {
     if (WIFSIGNALED(status)) {
@@ -190,6 +208,10 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
         return make_error(std::string("pipe: ") + std::strerror(errno));
     std::string exe = executable.string();
     std::string fd_text = std::to_string(kChannelFd);
+    std::vector<std::string> env_strings = worker_environment();
+    std::vector<char*> env;
+    for (auto& e : env_strings) env.push_back(e.data());
+    env.push_back(nullptr);
     auto start = Clock::now();
     pid_t pid = ::fork();
     if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
@@ -200,7 +222,7 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
         ::dup2(log_pipe[1], 2);
         ::dup2(channel_pipe[1], kChannelFd);  // dup2 clears CLOEXEC on the new descriptor
         char* argv[] = {exe.data(), const_cast<char*>("--channel-fd"), fd_text.data(), nullptr};
-        ::execve(exe.c_str(), argv, environ);
+        ::execve(exe.c_str(), argv, env.data());
         _exit(127);
     }
     ::close(in_pipe[0]);

@@ -114,3 +114,16 @@ TEST(WorkerClient, EachWorkerGetsAScratchFolderThatIsRemovedAfterwards) {
     EXPECT_FALSE(path.empty());
     EXPECT_FALSE(std::filesystem::exists(path)) << path;
 }
+
+TEST(WorkerClient, CredentialsStayOutOfTheWorkersEnvironment) {
+    ::setenv("KP_TEST_OPENAI_API_KEY", "sk-not-for-candidates", 1);
+    ::setenv("KP_TEST_GITHUB_TOKEN", "ghp-not-for-candidates", 1);
+    ::setenv("KP_TEST_VISIBLE", "kept", 1);
+    auto o = run_fake("environment.sh");
+    ::unsetenv("KP_TEST_OPENAI_API_KEY");
+    ::unsetenv("KP_TEST_GITHUB_TOKEN");
+    ::unsetenv("KP_TEST_VISIBLE");
+    EXPECT_EQ(o.status, FailureClass::Ok);
+    EXPECT_EQ(o.log.find("not-for-candidates"), std::string::npos) << o.log;
+    EXPECT_NE(o.log.find("KP_TEST_VISIBLE=kept"), std::string::npos) << o.log;
+}
