@@ -28,6 +28,7 @@
 #include "search/proposers/parameter_space.h"
 #include "search/proposers/tuner_proposer.h"
 #include "search/search_driver.h"
+#include "search/selection_policy.h"
 #include "store/run_store.h"
 #include "task/task_spec.h"
 
@@ -172,7 +173,7 @@ std::optional<int> evals_to_target(const Space& s, const std::vector<std::string
     return std::nullopt;
 }
 
-Result<std::vector<std::string>> tuner_order(const Space& s, std::uint64_t seed, search::SearchStrategy strategy) {
+Result<std::vector<std::string>> tuner_order(const Space& s, std::uint64_t seed, const std::string& strategy) {
     fs::path db = fs::temp_directory_path() / fmt::format("bench_tuner_{}_{}_{}.db", getpid(), s.task, seed);
     fs::remove(db);
     auto store = store::RunStore::open(db, store::Durability::process_crash_safe);
@@ -183,8 +184,7 @@ Result<std::vector<std::string>> tuner_order(const Space& s, std::uint64_t seed,
     search::SearchConfig config;
     config.seed = seed;
     config.strategy = strategy;
-    config.budgets.max_evaluations = static_cast<std::int64_t>(s.points.size());
-    config.target_roofline_fraction.reset();
+    config.stop_limits = {{"evaluation_budget", static_cast<double>(s.points.size())}};
     auto outcome = driver.start({s.task, "bench"}, search::Candidate{s.source, s.start}, config);
     if (!outcome.ok()) return outcome.error();
     fs::remove(db);
@@ -248,9 +248,12 @@ int main(int argc, char** argv) {
     app.add_option("--seeds", seeds, "Seeds per space")->capture_default_str();
     app.add_option("--strategy", strategy_name, "mcts | greedy | both")->capture_default_str();
     CLI11_PARSE(app, argc, argv);
-    std::vector<search::SearchStrategy> strategies;
-    if (strategy_name == "both") strategies = {search::SearchStrategy::mcts, search::SearchStrategy::greedy};
-    else strategies = {search::parse_search_strategy(strategy_name).value_or(search::SearchStrategy::mcts)};
+    std::vector<std::string> strategies{strategy_name};
+    if (strategy_name == "both") strategies = {"mcts", "greedy"};
+    else if (auto policy = search::selection_policies().lookup(strategy_name); !policy.ok()) {
+        std::cerr << "error: --strategy: " << policy.error().message << "\n";
+        return 2;
+    }
     if (tasks.empty())
         for (const char* t : {"gelu_f16", "gemm_bf16", "histogram_u8", "jacobi5_f32", "sum_reduce_f32"})
             tasks.push_back((fs::path("tasks") / t).string());  // run from the checkout
@@ -298,7 +301,7 @@ int main(int argc, char** argv) {
 
     for (auto strategy : strategies) {
         std::printf("Evaluations to come within %.0f%% of the exhaustive best (baseline counts as 1); %d seeds, strategy %s\n",
-                    100 * kWithin, seeds, search::search_strategy_name(strategy));
+                    100 * kWithin, seeds, strategy.c_str());
         std::printf("mean / median / worst over seeds; a miss = never within %.0f%% inside a budget of |space| evaluations\n\n", 100 * kWithin);
         std::printf("| %-15s | %6s | %9s | %10s | %-26s | %-26s | %10s |\n", "task", "points", "best us", "start/best", "tuner",
                     "random", "declared");

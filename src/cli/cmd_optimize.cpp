@@ -17,6 +17,7 @@
 #include "build/candidate_builder.h"
 #include "cli/commands.h"
 #include "cli/search_session.h"
+#include "cli/stop_rule_options.h"
 #include "common/files.h"
 #include "optimize/run_outputs.h"
 #include "optimize/run_settings.h"
@@ -30,6 +31,7 @@
 #include "search/proposers/parameter_space.h"
 #include "search/proposers/tuner_proposer.h"
 #include "search/search_driver.h"
+#include "search/selection_policy.h"
 #include "store/run_store.h"
 #include "task/task_spec.h"
 
@@ -38,15 +40,11 @@ namespace kp::cli {
 namespace {
 struct OptimizeArgs {
     std::string task, from, out, store, strategy = "mcts", llm, llm_config, llm_record, llm_replay, feedback = "tools";
-    std::int64_t budget_tokens = 0;
-    double budget_cost = 0;
+    GivenStopLimits limits;
     bool no_memory = false, profile = false;
-    std::int64_t budget_evals = 64;
-    double budget_seconds = 0;
     std::uint64_t seed = 0;
     int trials = 3;
     double max_time = 1.0, min_time = 0.05;
-    double target = 0.9;
     bool quiet = false, require_sandbox = false;
 };
 
@@ -116,7 +114,7 @@ int run_search_session(search::SearchDriver& driver, store::RunStore& store, opt
     if (!report.ok()) std::cerr << "note: no report.html: " << report.error().message << "\n";
     else for (const auto& notice : report->notices) std::cerr << "note: report.html: " << notice << "\n";
     std::cerr << fmt::format("run {}: {} after {} evaluations, {:.1f} s\n", outcome->run_id,
-                             search::stop_reason_name(outcome->stop_reason), outcome->spend.evaluations,
+                             outcome->stop_reason.name(), outcome->spend.evaluations,
                              outcome->spend.elapsed_seconds);
     if (!outcome->stop_detail.empty()) std::cerr << "  " << outcome->stop_detail << "\n";
     if (*found && !reverify_best(evaluator, out_dir)) return kExitCandidateFailed;
@@ -131,7 +129,7 @@ int run_search_session(search::SearchDriver& driver, store::RunStore& store, opt
         return kExitOk;
     }
     std::cout << "no correct kernel found; see " << (out_dir / "summary.md").string() << "\n";
-    if (outcome->stop_reason == search::StopReason::evaluator_error) return kExitEnvironment;
+    if (outcome->stop_reason.kind == search::StopKind::evaluator_error) return kExitEnvironment;
     return kExitCandidateFailed;
 }
 
@@ -187,11 +185,10 @@ Handler register_optimize(CLI::App& root) {
     cmd->add_option("task", a->task, "Task folder (holding task.toml)")->required();
     cmd->add_option("--from", a->from, "Start from this kernel (default: candidates/tuned.cu, else the reference)")
         ->check(CLI::ExistingFile);
-    cmd->add_option("--budget-evals", a->budget_evals, "Evaluations, the baseline included")->capture_default_str()
-        ->check(CLI::Range(1, 1000000));
-    cmd->add_option("--budget-seconds", a->budget_seconds, "Wall-time budget in seconds (0: none)");
+    add_stop_rule_options(*cmd, a->limits, /*with_defaults=*/true);
     cmd->add_option("--seed", a->seed, "Search seed (proposals and selection are deterministic for a seed)");
-    cmd->add_option("--strategy", a->strategy, "mcts | greedy")->capture_default_str();
+    cmd->add_option("--strategy", a->strategy, "Selection policy: " + search::selection_policies().joined_names(" | "))
+        ->capture_default_str();
     cmd->add_option("--out", a->out, "Output folder (default: kernelpro-out/TASK-UTCSTAMP)");
     cmd->add_option("--store", a->store, "Run store (default: .kernelpro/runs.db in the current folder)");
     cmd->add_option("--llm", a->llm,
@@ -200,8 +197,6 @@ Handler register_optimize(CLI::App& root) {
     cmd->add_option("--llm-config", a->llm_config, "LLM configuration file (TOML, see docs/llm.md)")->check(CLI::ExistingFile);
     cmd->add_option("--llm-record", a->llm_record, "Append every LLM exchange to this JSONL file (for replay)");
     cmd->add_option("--llm-replay", a->llm_replay, "Serve the LLM exchanges from this recording instead of a live model");
-    cmd->add_option("--budget-tokens", a->budget_tokens, "LLM token budget, input + output (0: none)");
-    cmd->add_option("--budget-cost", a->budget_cost, "LLM money budget in USD (0: none)");
     cmd->add_option("--feedback", a->feedback, "What LLM agents see of the profile: tools (findings), raw (metrics) or none (ablation)")
         ->capture_default_str()->check(CLI::IsMember({"tools", "raw", "none"}));
     cmd->add_flag("--profile", a->profile, "Profile every correct candidate (ncu, SASS, ptxas) so the tuner and agents act on its findings");
@@ -209,15 +204,12 @@ Handler register_optimize(CLI::App& root) {
     cmd->add_option("--trials", a->trials, "Correctness trials per candidate")->capture_default_str()->check(CLI::Range(1, 100));
     cmd->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds")->capture_default_str();
     cmd->add_option("--min-time", a->min_time, "Measured time needed per candidate, seconds")->capture_default_str();
-    cmd->add_option("--target-fraction", a->target, "Stop once a kernel reaches this fraction of its roofline floor (0: never)")
-        ->capture_default_str();
     cmd->add_flag("-q,--quiet", a->quiet, "No progress line");
     cmd->add_flag("--require-sandbox", a->require_sandbox,
                   "Refuse (exit 3) unless every sandbox layer is active (see `kernelpro doctor`)");
     return [a]() -> int {
-        auto strategy = search::parse_search_strategy(a->strategy);
-        if (!strategy) {
-            std::cerr << "error: --strategy must be mcts or greedy\n";
+        if (auto policy = search::selection_policies().lookup(a->strategy); !policy.ok()) {
+            std::cerr << "error: --strategy: " << policy.error().message << "\n";
             return kExitUsage;
         }
         auto task = load_task(a->task);
@@ -261,18 +253,18 @@ Handler register_optimize(CLI::App& root) {
         }
 
         search::SearchConfig config;
-        config.strategy = *strategy;
+        config.strategy = a->strategy;
         config.seed = a->seed;
-        config.budgets.max_evaluations = a->budget_evals;
-        if (a->budget_seconds > 0) config.budgets.max_wall_seconds = a->budget_seconds;
-        if (a->budget_tokens > 0) config.budgets.max_llm_tokens = a->budget_tokens;
-        if (a->budget_cost > 0) config.budgets.max_cost_usd = a->budget_cost;
+        auto limits = apply_given_limits(a->limits, config.stop_limits);
+        if (!limits.ok()) {
+            std::cerr << "error: " << limits.error().message << "\n";
+            return kExitUsage;
+        }
+        config.stop_limits = *limits;
         config.memory_enabled = !a->no_memory;
         config.feedback = a->feedback == "none" ? search::FeedbackKind::none
                           : a->feedback == "raw" ? search::FeedbackKind::raw_metrics
                                                  : search::FeedbackKind::tool_findings;
-        if (a->target > 0) config.target_roofline_fraction = a->target;
-        else config.target_roofline_fraction.reset();
 
         BuilderOptions build_options;
         build_options.arch = detect_gpu_arch();
@@ -309,10 +301,9 @@ Handler register_optimize(CLI::App& root) {
         }
         search::SearchDriver driver(*store, evaluator, *proposer);
         search::TaskIdentity identity{task->name, optimize::task_fingerprint(*task)};
-        std::cerr << fmt::format("optimize {} from {} ({} parameter points), budget {} evaluations{}, out {}\n", task->name,
+        std::cerr << fmt::format("optimize {} from {} ({} parameter points), {}, out {}\n", task->name,
                                  baseline_path.string(), space->parameters.empty() ? 1 : search::enumerate_points(*space).size(),
-                                 a->budget_evals, a->budget_seconds > 0 ? fmt::format(" / {:.0f} s", a->budget_seconds) : "",
-                                 out_dir.string());
+                                 describe_stop_limits(config.stop_limits), out_dir.string());
         return run_search_session(driver, *store, evaluator, task->name, out_dir, a->quiet,
                                   [&] { return driver.start(identity, baseline, config); });
     };

@@ -1,4 +1,4 @@
-// kernelpro runs list | show ID | resume ID [--task DIR] [--budget-evals N] [--budget-seconds S]
+// kernelpro runs list | show ID | resume ID [--task DIR] [--budget-evals N] [any stop rule flag]
 // Reads the run store (default .kernelpro/runs.db in the current folder, or --store PATH).
 // Exit codes: 0 success (resume: a correct kernel found), 1 none found, 2 usage, 3 environment.
 #include <iostream>
@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/search_session.h"
 #include "optimize/run_settings.h"
+#include "cli/stop_rule_options.h"
 #include "search/evaluation_outcome.h"
 #include "search/proposers/tuner_proposer.h"
 #include "search/search_config.h"
@@ -22,8 +23,7 @@ namespace {
 struct RunsArgs {
     std::string store, task, out;
     std::int64_t id = 0;
-    std::int64_t budget_evals = 0;
-    double budget_seconds = 0;
+    GivenStopLimits limits;
     int trials = 3;
     double max_time = 1.0, min_time = 0.05;
     bool quiet = false;
@@ -127,13 +127,12 @@ int resume_run(const RunsArgs& a) {
         return kExitUsage;
     }
     search::ResumeOptions resume;
-    if (a.budget_evals > 0 || a.budget_seconds > 0) {
-        auto config = search::config_from_json(nlohmann::json::parse(run->config_json, nullptr, false));
-        search::SearchBudgets budgets = config.ok() ? config->budgets : search::SearchBudgets{};
-        if (a.budget_evals > 0) budgets.max_evaluations = a.budget_evals;
-        if (a.budget_seconds > 0) budgets.max_wall_seconds = a.budget_seconds;
-        resume.budgets = budgets;
+    auto changes = given_limit_changes(a.limits);
+    if (!changes.ok()) {
+        std::cerr << "error: " << changes.error().message << "\n";
+        return kExitUsage;
     }
+    resume.stop_limits = *changes;
     std::filesystem::path out_dir = a.out.empty() ? std::filesystem::path("kernelpro-out") / fmt::format("{}-run{}", run->task_name, a.id)
                                                   : std::filesystem::path(a.out);
     BuilderOptions build_options;
@@ -161,8 +160,7 @@ Handler register_runs(CLI::App& root) {
     resume->add_option("id", a->id, "Run id")->required();
     resume->add_option("--task", a->task, "Task folder (default: tasks/<task name>)");
     resume->add_option("--out", a->out, "Output folder (default: kernelpro-out/TASK-runID)");
-    resume->add_option("--budget-evals", a->budget_evals, "New evaluation budget (total, the baseline included)");
-    resume->add_option("--budget-seconds", a->budget_seconds, "New wall-time budget, seconds (total)");
+    add_stop_rule_options(*resume, a->limits, /*with_defaults=*/false);
     resume->add_option("--trials", a->trials, "Correctness trials per candidate")->capture_default_str();
     resume->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds")->capture_default_str();
     resume->add_option("--min-time", a->min_time, "Measured time needed per candidate, seconds")->capture_default_str();

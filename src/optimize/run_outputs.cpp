@@ -42,7 +42,7 @@ Result<bool> write_run_outputs(const search::SearchDriver& driver, const search:
     md << "# kernelpro optimize: " << task_name << "\n\n";
     md << "| | |\n|---|---|\n";
     md << "| run | " << outcome.run_id << " |\n";
-    md << "| stop reason | " << search::stop_reason_name(outcome.stop_reason)
+    md << "| stop reason | " << outcome.stop_reason.name()
        << (outcome.stop_detail.empty() ? "" : " (" + outcome.stop_detail + ")") << " |\n";
     md << "| evaluations | " << outcome.spend.evaluations << " |\n";
     md << "| nodes | " << outcome.nodes << " |\n";

@@ -1,10 +1,8 @@
-// What a run has spent, why it stopped, and the budget check done before every iteration.
+// What a run has spent, and why it stopped.
 #pragma once
 
 #include <cstdint>
-#include <optional>
-
-#include "search/search_config.h"
+#include <string>
 
 namespace kp::search {
 
@@ -15,12 +13,8 @@ struct SearchSpend {
     double cost_usd = 0.0;
 };
 
-enum class StopReason {
-    evaluation_budget,
-    wall_time_budget,
-    token_budget,
-    cost_budget,
-    roofline_target,   // early stop: a correct kernel reached the target fraction of its floor
+enum class StopKind {
+    stop_rule,         // a stop rule's limit was reached (budgets, the roofline target: stop_rule.h)
     search_exhausted,  // no node can grow any more
     stop_requested,    // request_stop() (Ctrl-C): the run is interrupted, resumable
     evaluator_error,   // the evaluator (not a candidate) failed: resumable once fixed
@@ -28,9 +22,15 @@ enum class StopReason {
     store_error,
 };
 
-const char* stop_reason_name(StopReason reason);
+struct StopReason {
+    StopReason(StopKind kind = StopKind::search_exhausted, std::string rule = {}) : kind(kind), rule(std::move(rule)) {}
 
-// The first budget that `spend` has reached, if any.
-std::optional<StopReason> exhausted_budget(const SearchBudgets& budgets, const SearchSpend& spend);
+    StopKind kind;
+    std::string rule;  // for kind == stop_rule: the rule's registered name
+
+    // The stored and printed reason: the rule's name ("evaluation_budget") or the kind's.
+    std::string name() const;
+    bool operator==(const StopReason&) const = default;
+};
 
 }  // namespace kp::search

@@ -1,31 +1,26 @@
 #include "search/search_config.h"
 
+#include "search/selection_policy.h"
+
 namespace kp::search {
-
-const char* search_strategy_name(SearchStrategy strategy) {
-    return strategy == SearchStrategy::greedy ? "greedy" : "mcts";
-}
-
-std::optional<SearchStrategy> parse_search_strategy(const std::string& text) {
-    if (text == "mcts") return SearchStrategy::mcts;
-    if (text == "greedy") return SearchStrategy::greedy;
-    return std::nullopt;
-}
 
 namespace {
 
-template <typename T>
-nlohmann::json optional_json(const std::optional<T>& value) {
-    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
-template <typename T>
-void read_optional(const nlohmann::json& object, const char* name, std::optional<T>& target) {
-    if (!object.contains(name)) return;
-    if (object[name].is_null())
-        target.reset();
-    else
-        target = object[name].get<T>();
+// Runs stored before stop rules had fixed fields for their limits (null: off).
+void read_legacy_stop_limits(const nlohmann::json& object, StopLimits& limits) {
+    auto read = [&](const nlohmann::json& holder, const char* field, const char* rule) {
+        if (!holder.is_object() || !holder.contains(field)) return;
+        if (holder[field].is_null()) limits.erase(rule);
+        else limits[rule] = holder[field].get<double>();
+    };
+    if (object.contains("budgets")) {
+        const auto& budgets = object["budgets"];
+        read(budgets, "max_evaluations", "evaluation_budget");
+        read(budgets, "max_wall_seconds", "wall_time_budget");
+        read(budgets, "max_llm_tokens", "token_budget");
+        read(budgets, "max_cost_usd", "cost_budget");
+    }
+    read(object, "target_roofline_fraction", "roofline_target");
 }
 
 nlohmann::json widening_json(const WideningRule& rule) { return {{"k", rule.k}, {"alpha", rule.alpha}}; }
@@ -42,7 +37,7 @@ nlohmann::json config_to_json(const SearchConfig& config) {
     nlohmann::json repairable = nlohmann::json::array();
     for (auto status : config.repairable) repairable.push_back(status_class_name(status));
     return {
-        {"strategy", search_strategy_name(config.strategy)},
+        {"strategy", config.strategy},
         {"seed", config.seed},
         {"parameter_widening", widening_json(config.parameter_widening)},
         {"rewrite_widening", widening_json(config.rewrite_widening)},
@@ -57,12 +52,7 @@ nlohmann::json config_to_json(const SearchConfig& config) {
         {"repairable", repairable},
         {"max_repair_chain", config.max_repair_chain},
         {"max_proposer_calls_per_node", config.max_proposer_calls_per_node},
-        {"budgets",
-         {{"max_evaluations", optional_json(config.budgets.max_evaluations)},
-          {"max_wall_seconds", optional_json(config.budgets.max_wall_seconds)},
-          {"max_llm_tokens", optional_json(config.budgets.max_llm_tokens)},
-          {"max_cost_usd", optional_json(config.budgets.max_cost_usd)}}},
-        {"target_roofline_fraction", optional_json(config.target_roofline_fraction)},
+        {"stop_limits", config.stop_limits},
         {"memory_enabled", config.memory_enabled},
         {"memory_lessons_per_scope", config.memory_lessons_per_scope},
         {"feedback", feedback_kind_name(config.feedback)},
@@ -73,11 +63,7 @@ Result<SearchConfig> config_from_json(const nlohmann::json& object) {
     if (!object.is_object()) return make_error("search config is not a JSON object");
     SearchConfig config;
     try {
-        if (object.contains("strategy")) {
-            auto strategy = parse_search_strategy(object["strategy"].get<std::string>());
-            if (!strategy) return make_error("unknown search strategy " + object["strategy"].dump());
-            config.strategy = *strategy;
-        }
+        config.strategy = object.value("strategy", config.strategy);
         config.seed = object.value("seed", config.seed);
         read_widening(object, "parameter_widening", config.parameter_widening);
         read_widening(object, "rewrite_widening", config.rewrite_widening);
@@ -101,14 +87,8 @@ Result<SearchConfig> config_from_json(const nlohmann::json& object) {
         }
         config.max_repair_chain = object.value("max_repair_chain", config.max_repair_chain);
         config.max_proposer_calls_per_node = object.value("max_proposer_calls_per_node", config.max_proposer_calls_per_node);
-        if (object.contains("budgets")) {
-            const auto& budgets = object["budgets"];
-            read_optional(budgets, "max_evaluations", config.budgets.max_evaluations);
-            read_optional(budgets, "max_wall_seconds", config.budgets.max_wall_seconds);
-            read_optional(budgets, "max_llm_tokens", config.budgets.max_llm_tokens);
-            read_optional(budgets, "max_cost_usd", config.budgets.max_cost_usd);
-        }
-        read_optional(object, "target_roofline_fraction", config.target_roofline_fraction);
+        if (object.contains("stop_limits")) config.stop_limits = object["stop_limits"].get<StopLimits>();
+        else read_legacy_stop_limits(object, config.stop_limits);
         config.memory_enabled = object.value("memory_enabled", config.memory_enabled);
         config.memory_lessons_per_scope = object.value("memory_lessons_per_scope", config.memory_lessons_per_scope);
         if (object.contains("feedback")) {
@@ -119,6 +99,10 @@ Result<SearchConfig> config_from_json(const nlohmann::json& object) {
     } catch (const nlohmann::json::exception& error) {
         return make_error(std::string("malformed search config: ") + error.what());
     }
+    if (auto policy = selection_policies().lookup(config.strategy); !policy)
+        return make_error("search config: " + policy.error().message);
+    if (auto limits = check_stop_limits(config.stop_limits); !limits)
+        return make_error("search config: " + limits.error().message);
     if (config.reward.min_speedup <= 0 || config.reward.max_speedup <= config.reward.min_speedup)
         return make_error("search config: reward needs 0 < min_speedup < max_speedup");
     if (config.dead_end_window < 1) return make_error("search config: dead_end_window must be at least 1");

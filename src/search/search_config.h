@@ -12,15 +12,9 @@
 #include "common/result.h"
 #include "search/evaluation_outcome.h"
 #include "search/proposer.h"
+#include "search/stop_rule.h"
 
 namespace kp::search {
-
-enum class SearchStrategy {
-    mcts,    // UCT with progressive widening (the default)
-    greedy,  // ablation: always refine the best correct kernel so far
-};
-const char* search_strategy_name(SearchStrategy strategy);
-std::optional<SearchStrategy> parse_search_strategy(const std::string& text);
 
 // Progressive widening: a node visited N times may have ceil(k * N^alpha) children of a kind.
 struct WideningRule {
@@ -36,15 +30,8 @@ struct RewardCalibration {
     double correct_floor = 0.01;
 };
 
-struct SearchBudgets {
-    std::optional<std::int64_t> max_evaluations = 64;  // the baseline counts as one
-    std::optional<double> max_wall_seconds;
-    std::optional<std::int64_t> max_llm_tokens;         // input + output
-    std::optional<double> max_cost_usd;
-};
-
 struct SearchConfig {
-    SearchStrategy strategy = SearchStrategy::mcts;
+    std::string strategy = "mcts";  // a registered selection policy (selection_policy.h)
     std::uint64_t seed = 0;
 
     // Asymmetric branching: cheap parameter moves widen fast, expensive rewrites slowly.
@@ -67,9 +54,9 @@ struct SearchConfig {
 
     int max_proposer_calls_per_node = 6;
 
-    SearchBudgets budgets;
-    // Early stop once a correct kernel reaches this fraction of its roofline floor.
-    std::optional<double> target_roofline_fraction = 0.9;
+    // Budgets and early stops, by stop rule (stop_rule.h): by default 64 evaluations and 90% of
+    // the roofline floor. Filled from the registry, so no SearchConfig may be built before main().
+    StopLimits stop_limits = default_stop_limits();
 
     bool memory_enabled = true;
     int memory_lessons_per_scope = 8;  // this run's and other runs' lessons, each

@@ -56,8 +56,12 @@ Result<SearchOutcome> SearchDriver::resume(std::int64_t run_id, const ResumeOpti
     run_id_ = run_id;
     task_ = {run->task_name, run->task_fingerprint};
     config_ = *config;
-    if (options.budgets) {
-        config_.budgets = *options.budgets;
+    if (!options.stop_limits.empty()) {
+        for (const auto& [name, limit] : options.stop_limits) {
+            if (limit == 0) config_.stop_limits.erase(name);
+            else config_.stop_limits[name] = limit;
+        }
+        if (auto checked = check_stop_limits(config_.stop_limits); !checked) return checked.error();
         if (auto status = store_.update_run_config(run_id_, config_to_json(config_).dump()); !status)
             return status.error();
     }
@@ -83,18 +87,14 @@ SearchOutcome SearchDriver::run_loop() {
         if (auto failure = evaluate_node(node.id)) return finish(failure->reason, failure->message);
     }
     while (true) {
-        if (stop_requested_.load()) return finish(StopReason::stop_requested, "");
-        if (auto reason = exhausted_budget(config_.budgets, current_spend())) return finish(*reason, "");
-        if (config_.target_roofline_fraction) {
-            auto reached = tree_.best_roofline_fraction();
-            if (reached && *reached >= *config_.target_roofline_fraction)
-                return finish(StopReason::roofline_target, "");
-        }
+        if (stop_requested_.load()) return finish({StopKind::stop_requested}, "");
+        if (auto rule = reached_stop_rule(config_.stop_limits, current_spend(), tree_))
+            return finish({StopKind::stop_rule, *rule}, "");
         auto choice = select_for_expansion(tree_, config_);
         persist_closures();
-        if (!choice) return finish(StopReason::search_exhausted, "");
+        if (!choice) return finish({StopKind::search_exhausted}, "");
         auto child = expand(choice->node_id, choice->parameter_moves_wanted, choice->rewrites_wanted);
-        if (!child) return finish(StopReason::proposer_error, child.error().message);
+        if (!child) return finish({StopKind::proposer_error}, child.error().message);
         if (!*child) continue;  // the proposer had nothing of the wanted kind; selection sees the new state
         if (auto failure = evaluate_node(**child)) return finish(failure->reason, failure->message);
     }
@@ -116,11 +116,11 @@ SearchOutcome SearchDriver::finish(StopReason reason, const std::string& detail)
     }
     outcome.best_roofline_fraction = tree_.best_roofline_fraction();
     store::RunStatus status = store::RunStatus::finished;
-    if (reason == StopReason::stop_requested) status = store::RunStatus::interrupted;
-    if (reason == StopReason::evaluator_error || reason == StopReason::proposer_error ||
-        reason == StopReason::store_error)
+    if (reason.kind == StopKind::stop_requested) status = store::RunStatus::interrupted;
+    if (reason.kind == StopKind::evaluator_error || reason.kind == StopKind::proposer_error ||
+        reason.kind == StopKind::store_error)
         status = store::RunStatus::failed;
-    std::string stored_reason = stop_reason_name(reason);
+    std::string stored_reason = reason.name();
     if (!detail.empty()) stored_reason += ": " + detail;
     // Best effort: if the store itself is what failed, the run simply stays `running` and resume
     // still works from the last committed evaluation.

@@ -1,6 +1,6 @@
 // The closed loop: select a node (MCTS or greedy), ask the proposer for changes, evaluate the new
 // version, record everything in the run store, back the reward up, repeat until a budget, the
-// roofline target or the search space runs out.
+// roofline target (a stop rule) or the search space runs out.
 //
 // Crash safety: a node is stored `pending` before its evaluation and turned `done` in the same
 // transaction that stores the evaluation. resume() rebuilds the tree by replaying the store,
@@ -21,13 +21,14 @@
 #include "search/search_memory.h"
 #include "search/search_progress.h"
 #include "search/search_tree.h"
+#include "search/stop_rule.h"
 #include "store/run_store.h"
 
 namespace kp::search {
 
 struct SearchOutcome {
     std::int64_t run_id = 0;
-    StopReason stop_reason = StopReason::search_exhausted;
+    StopReason stop_reason;
     std::string stop_detail;  // the error message for *_error reasons
     std::optional<std::int64_t> best_node_id;
     std::optional<Candidate> best_candidate;
@@ -39,8 +40,9 @@ struct SearchOutcome {
 };
 
 struct ResumeOptions {
-    // Replace the stored budgets (e.g. `runs resume --max-evaluations 200` to extend a run).
-    std::optional<SearchBudgets> budgets;
+    // Replace these stop limits (e.g. `runs resume --budget-evals 200` to extend a run); a limit of
+    // 0 turns its rule off. Stored with the run, so a later resume keeps them.
+    StopLimits stop_limits;
 };
 
 class SearchDriver {

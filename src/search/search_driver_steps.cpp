@@ -135,7 +135,7 @@ std::optional<SearchDriver::StepFailure> SearchDriver::evaluate_node(std::int64_
     const auto& node = tree_.node(id);
     EvaluationRequest request{task_, run_id_, id, node.evaluation_key, node.candidate, id == 0};
     auto outcome = evaluator_.evaluate(request);
-    if (!outcome) return StepFailure{StopReason::evaluator_error, outcome.error().message};
+    if (!outcome) return StepFailure{{StopKind::evaluator_error}, outcome.error().message};
 
     absorb_evaluation(id, *outcome);
     const auto& evaluated = tree_.node(id);
@@ -157,7 +157,7 @@ std::optional<SearchDriver::StepFailure> SearchDriver::evaluate_node(std::int64_
     if (evaluated.parent) completed.lesson = SearchMemory::lesson_from(tree_, id, task_, run_id_);
     completed.run_elapsed_seconds = current_spend().elapsed_seconds;
     if (auto status = store_.record_evaluation(completed); !status)
-        return StepFailure{StopReason::store_error, status.error().message};
+        return StepFailure{{StopKind::store_error}, status.error().message};
     persist_closures();
     if (progress_) progress_(progress_for(id));
     return std::nullopt;

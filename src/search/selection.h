@@ -1,9 +1,11 @@
-// Where to grow the tree next: UCT descent with progressive widening (MCTS), or the best node so
-// far (greedy refinement, the ablation). Both close nodes that can no longer grow.
+// Where to grow the tree next. select_for_expansion gives a fresh repairable failure its repair
+// attempt first, then asks the run's selection policy (a plug-in, see selection_policy.h: UCT with
+// progressive widening, greedy refinement). The helpers below are what policies are built from.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "search/search_config.h"
 #include "search/search_tree.h"
@@ -23,8 +25,15 @@ bool proposer_callable(const TreeNode& node, const SearchConfig& config);
 // Widening's verdict for one kind at one node: fewer children of that kind than allowed.
 bool widening_admits(const TreeNode& node, ProposalKind kind, const SearchConfig& config);
 
-// Picks the node to expand, closing (reason "exhausted") nodes found unable to grow on the way.
-// nullopt: nothing in the tree can grow any more.
+// Not a dead end, and something left to try: a queued proposal or a proposer call.
+bool can_grow_at_all(const TreeNode& node, const SearchConfig& config);
+
+// Closes a node that cannot grow any more (and has no open child) with its whole subtree, as a
+// dead end or "exhausted".
+void close_spent(SearchTree& tree, const TreeNode& node);
+
+// Picks the node to expand, closing nodes found unable to grow on the way; nullopt: nothing in
+// the tree can grow any more. config.strategy names the selection policy (validated with the config).
 std::optional<ExpansionChoice> select_for_expansion(SearchTree& tree, const SearchConfig& config);
 
 // The UCT score of `child` under `parent`: value + c * sqrt(ln N_parent / N_child), where value

@@ -97,8 +97,7 @@ RecordedRun record_gelu_run(const std::filesystem::path& store_path, int evaluat
     search::SearchDriver driver(*store, evaluator, proposer);
     search::SearchConfig config;
     config.seed = 7;
-    config.budgets.max_evaluations = evaluations;
-    config.target_roofline_fraction.reset();
+    config.stop_limits = {{"evaluation_budget", static_cast<double>(evaluations)}};
     config.repairable = {search::StatusClass::compile_error, search::StatusClass::incorrect};
     config.max_repair_chain = 3;
     // From the tunable kernel, so the tuner's moves and the agents' rewrites both grow the tree.

@@ -32,7 +32,7 @@ TEST(Budgets, EvaluationBudgetIsExact) {
     Harness h;
     auto outcome = h.driver.start(kTask, kBaseline, test_config(10));
     ASSERT_TRUE(outcome) << outcome.error().message;
-    EXPECT_EQ(outcome->stop_reason, StopReason::evaluation_budget);
+    EXPECT_EQ(outcome->stop_reason.name(), "evaluation_budget");
     EXPECT_EQ(outcome->spend.evaluations, 10);
     EXPECT_EQ(h.evaluator.calls, 10);
     EXPECT_EQ(h.store.load_evaluations(outcome->run_id)->size(), 10u);
@@ -45,10 +45,10 @@ TEST(Budgets, WallTimeBudgetStops) {
     Harness h;
     h.evaluator.delay = std::chrono::milliseconds(20);
     auto config = test_config(1000);
-    config.budgets.max_wall_seconds = 0.2;
+    config.stop_limits["wall_time_budget"] = 0.2;
     auto outcome = h.driver.start(kTask, kBaseline, config);
     ASSERT_TRUE(outcome);
-    EXPECT_EQ(outcome->stop_reason, StopReason::wall_time_budget);
+    EXPECT_EQ(outcome->stop_reason.name(), "wall_time_budget");
     EXPECT_GE(outcome->spend.elapsed_seconds, 0.2);
     EXPECT_LT(outcome->spend.evaluations, 20);
     EXPECT_GE(h.store.load_run(outcome->run_id)->elapsed_seconds, 0.15);  // persisted for resume
@@ -58,10 +58,10 @@ TEST(Budgets, TokenBudgetStopsAndMatchesTheStore) {
     Harness h;
     h.proposer.tokens_per_call = 100;
     auto config = test_config(1000);
-    config.budgets.max_llm_tokens = 350;
+    config.stop_limits["token_budget"] = 350;
     auto outcome = h.driver.start(kTask, kBaseline, config);
     ASSERT_TRUE(outcome);
-    EXPECT_EQ(outcome->stop_reason, StopReason::token_budget);
+    EXPECT_EQ(outcome->stop_reason.name(), "token_budget");
     EXPECT_EQ(outcome->spend.llm_tokens, 400);  // checked before each call: one call may overshoot
     auto totals = h.store.llm_totals(outcome->run_id);
     EXPECT_EQ(totals->tokens(), 400);
@@ -72,20 +72,20 @@ TEST(Budgets, CostBudgetStops) {
     Harness h;
     h.proposer.cost_per_call = 0.25;
     auto config = test_config(1000);
-    config.budgets.max_cost_usd = 1.0;
+    config.stop_limits["cost_budget"] = 1.0;
     auto outcome = h.driver.start(kTask, kBaseline, config);
     ASSERT_TRUE(outcome);
-    EXPECT_EQ(outcome->stop_reason, StopReason::cost_budget);
+    EXPECT_EQ(outcome->stop_reason.name(), "cost_budget");
     EXPECT_NEAR(outcome->spend.cost_usd, 1.0, 1e-9);
 }
 
 TEST(Budgets, StopsEarlyAtTheRooflineTarget) {
     Harness h;
     auto config = test_config(1000);
-    config.target_roofline_fraction = 0.6;  // reached at 3x (fraction = 0.2 * speedup)
+    config.stop_limits["roofline_target"] = 0.6;  // reached at 3x (fraction = 0.2 * speedup)
     auto outcome = h.driver.start(kTask, kBaseline, config);
     ASSERT_TRUE(outcome);
-    EXPECT_EQ(outcome->stop_reason, StopReason::roofline_target);
+    EXPECT_EQ(outcome->stop_reason.name(), "roofline_target");
     ASSERT_TRUE(outcome->best_roofline_fraction);
     EXPECT_GE(*outcome->best_roofline_fraction, 0.6);
     EXPECT_LT(outcome->spend.evaluations, 1000);  // long before the evaluation budget
@@ -97,7 +97,7 @@ TEST(Budgets, ExhaustedSearchStops) {
     SearchDriver driver(h.store, h.evaluator, nothing);
     auto outcome = driver.start(kTask, kBaseline, test_config(100));
     ASSERT_TRUE(outcome);
-    EXPECT_EQ(outcome->stop_reason, StopReason::search_exhausted);
+    EXPECT_EQ(outcome->stop_reason.name(), "search_exhausted");
     EXPECT_EQ(outcome->spend.evaluations, 1);
     EXPECT_EQ(nothing.requests.size(), 1u);  // an empty answer is final for that node
 }
@@ -107,7 +107,7 @@ TEST(Budgets, ResumeCanExtendABudget) {
     auto first = h.driver.start(kTask, kBaseline, test_config(8));
     ASSERT_TRUE(first);
     ResumeOptions options;
-    options.budgets = test_config(20).budgets;
+    options.stop_limits = {{"evaluation_budget", 20}};
     SearchDriver again(h.store, h.evaluator, h.proposer);
     auto second = again.resume(first->run_id, options);
     ASSERT_TRUE(second) << second.error().message;
@@ -140,7 +140,7 @@ TEST(Budgets, EvaluatorFailureStopsResumably) {
     });
     auto outcome = driver.start(kTask, kBaseline, test_config(12));
     ASSERT_TRUE(outcome);
-    EXPECT_EQ(outcome->stop_reason, StopReason::evaluator_error);
+    EXPECT_EQ(outcome->stop_reason.name(), "evaluator_error");
     EXPECT_EQ(outcome->stop_detail, "GPU lost");
     auto summary = store.summarize_run(outcome->run_id);
     EXPECT_EQ(summary->pending_nodes, 1);
@@ -150,7 +150,7 @@ TEST(Budgets, EvaluatorFailureStopsResumably) {
     SearchDriver again(store, evaluator, proposer);
     auto resumed = again.resume(outcome->run_id);
     ASSERT_TRUE(resumed);
-    EXPECT_EQ(resumed->stop_reason, StopReason::evaluation_budget);
+    EXPECT_EQ(resumed->stop_reason.name(), "evaluation_budget");
     EXPECT_EQ(store.summarize_run(outcome->run_id)->pending_nodes, 0);
     EXPECT_EQ(store.summarize_run(outcome->run_id)->evaluations, 12);
 }

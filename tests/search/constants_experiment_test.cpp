@@ -48,7 +48,7 @@ TEST(ConstantsExperiment, DISABLED_Grid) {
                 config.parameter_widening = widening.parameter;
                 config.rewrite_widening = widening.rewrite;
                 auto greedy = config;
-                greedy.strategy = SearchStrategy::greedy;
+                greedy.strategy = "greedy";
                 std::printf(
                     "widening p(%.1f,%.2f) r(%.1f,%.2f) c=%.2f w=%.2f | deceptive %.2f | rugged mcts %.2f greedy %.2f"
                     " | plateau mcts %.2f greedy %.2f\n",

@@ -25,8 +25,7 @@ inline const Candidate kBaseline{"root", {}};
 inline SearchConfig test_config(std::int64_t evaluations, std::uint64_t seed = 1) {
     SearchConfig config;
     config.seed = seed;
-    config.budgets.max_evaluations = evaluations;
-    config.target_roofline_fraction.reset();
+    config.stop_limits = {{"evaluation_budget", static_cast<double>(evaluations)}};
     return config;
 }
 

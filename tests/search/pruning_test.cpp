@@ -94,7 +94,7 @@ TEST(Pruning, TheBaselineIsNeverADeadEnd) {
     auto outcome = driver.start(kTask, kBaseline, test_config(100));
     ASSERT_TRUE(outcome);
     // Every child crashed, yet the baseline kept widening until its proposals ran out.
-    EXPECT_EQ(outcome->stop_reason, StopReason::search_exhausted);
+    EXPECT_EQ(outcome->stop_reason.name(), "search_exhausted");
     EXPECT_EQ(driver.tree().node(0).children.size(), 10u);
     EXPECT_EQ(driver.tree().node(0).close_reason, "exhausted");
     EXPECT_EQ(outcome->best_node_id, 0);

@@ -67,19 +67,17 @@ TEST(Candidate, KeyDependsOnTaskSourceAndParams) {
 
 TEST(SearchConfig, RoundTripsThroughJson) {
     SearchConfig config;
-    config.strategy = SearchStrategy::greedy;
+    config.strategy = "greedy";
     config.seed = 42;
     config.parameter_widening = {3.0, 0.6};
-    config.budgets.max_wall_seconds = 10.0;
-    config.budgets.max_evaluations.reset();
-    config.target_roofline_fraction.reset();
+    config.stop_limits = {{"wall_time_budget", 10.0}};
     config.repairable = {StatusClass::compile_error, StatusClass::incorrect};
     config.memory_enabled = false;
     config.feedback = FeedbackKind::raw_metrics;
     auto back = config_from_json(config_to_json(config));
     ASSERT_TRUE(back) << back.error().message;
     EXPECT_EQ(config_to_json(*back), config_to_json(config));
-    EXPECT_FALSE(back->budgets.max_evaluations.has_value());
+    EXPECT_EQ(back->stop_limits, config.stop_limits);
     EXPECT_EQ(back->repairable.size(), 2u);
 }
 

@@ -38,7 +38,7 @@ TEST(Widening, ChildrenNeverExceedCeilKNAlphaAtExpansionTime) {
     });
     auto outcome = driver.start(kTask, kBaseline, config);
     ASSERT_TRUE(outcome) << outcome.error().message;
-    EXPECT_EQ(outcome->stop_reason, StopReason::evaluation_budget);
+    EXPECT_EQ(outcome->stop_reason.name(), "evaluation_budget");
     EXPECT_EQ(checked, 199);
 
     // The root is examined first on every descent, so it widens exactly as fast as allowed
