@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
-#include "build/candidate_builder.h"
 #include "cli/commands.h"
 #include "cli/search_session.h"
-#include "optimize/run_settings.h"
 #include "cli/stop_rule_options.h"
+#include "optimize/run_settings.h"
 #include "search/evaluation_outcome.h"
-#include "search/proposers/tuner_proposer.h"
+#include "search/run_recipe.h"
+#include "search/stored_run.h"
 #include "search/search_config.h"
 #include "search/search_driver.h"
 #include "store/run_store.h"
@@ -20,13 +20,16 @@
 namespace kp::cli {
 
 namespace {
+
+namespace fs = std::filesystem;
+
 struct RunsArgs {
     std::string store, task, out;
     std::int64_t id = 0;
     GivenStopLimits limits;
-    int trials = 3;
-    double max_time = 1.0, min_time = 0.05;
-    bool quiet = false;
+    std::optional<int> trials;
+    std::optional<double> max_time, min_time;
+    bool quiet = false, require_sandbox = false;
 };
 
 Result<store::RunStore> open_store(const std::string& path) {
@@ -59,6 +62,31 @@ int list_runs(const RunsArgs& a) {
     return kExitOk;
 }
 
+// The run's recipe and search settings, two or three lines for `runs show`.
+std::string describe_recipe(const store::RunRecord& run) {
+    std::string text;
+    auto config = search::config_from_json(nlohmann::json::parse(run.config_json, nullptr, false));
+    if (config)
+        text += fmt::format("search: strategy {}, seed {}, {}, memory {}, feedback {}\n", config->strategy, config->seed,
+                            describe_stop_limits(config->stop_limits), config->memory_enabled ? "on" : "off",
+                            search::feedback_kind_name(config->feedback));
+    auto stored = search::recipe_of(run);
+    if (!stored) return text + "recipe: unreadable: " + stored.error().message + "\n";
+    if (!*stored) return text + "recipe: none (stored before runs kept their recipe)\n";
+    const auto& recipe = *stored;
+    std::string proposers;
+    for (const auto& name : recipe->proposers) proposers += (proposers.empty() ? "" : ",") + name;
+    text += fmt::format("recipe: task {} (given as {}), from {}, proposers {}, profile {}, trials {}, timing {}..{} s\n",
+                        recipe->task_path, recipe->task_given, recipe->baseline_path.empty() ? "-" : recipe->baseline_path,
+                        proposers, recipe->profile.enabled ? "on" : "off", recipe->evaluation.trials,
+                        recipe->evaluation.min_time, recipe->evaluation.max_time);
+    if (recipe->llm.settings.is_object())
+        text += fmt::format("llm: {}{}\n", recipe->llm.settings.value("spec", "?"),
+                            recipe->llm.settings.value("base_url", "").empty() ? ""
+                                                                                : " at " + recipe->llm.settings.value("base_url", ""));
+    return text + fmt::format("out {}, store {}, started in {}\n", recipe->out_dir, recipe->store, recipe->working_directory);
+}
+
 int show_run(const RunsArgs& a) {
     auto st = open_store(a.store);
     if (!st.ok()) {
@@ -75,6 +103,7 @@ int show_run(const RunsArgs& a) {
                              r.run.task_name, store::run_status_name(r.run.status), r.run.stop_reason, r.nodes,
                              r.evaluations, r.pending_nodes, r.run.elapsed_seconds, opt(r.best_speedup, "{:.3f}x"));
     if (r.tokens > 0) std::cout << fmt::format("LLM: {} tokens, ${:.4f}\n", r.tokens, r.cost_usd);
+    std::cout << describe_recipe(r.run);
     auto nodes = st->load_nodes(a.id);
     auto evaluations = st->load_evaluations(a.id);
     if (!nodes.ok() || !evaluations.ok()) {
@@ -104,6 +133,47 @@ int show_run(const RunsArgs& a) {
     return kExitOk;
 }
 
+// The recipe a run was stored with; a run from before recipes (schema version 3) gets the one
+// resume always used for them: the tuner, tasks/<name>, kernelpro-out/<task>-run<id>.
+Result<search::RunRecipe> stored_recipe(const store::RunRecord& run, const std::string& store_path) {
+    auto stored = search::recipe_of(run);
+    if (!stored) return stored.error();
+    if (*stored) return **stored;
+    std::cerr << fmt::format("note: run {} was stored before runs kept their recipe: resuming it with the tuner\n", run.id);
+    search::RunRecipe recipe;
+    recipe.task_given = (fs::path("tasks") / run.task_name).string();
+    recipe.task_path = fs::absolute(recipe.task_given).string();
+    recipe.out_dir = fs::absolute(fs::path("kernelpro-out") / fmt::format("{}-run{}", run.task_name, run.id)).string();
+    recipe.store = fs::absolute(store_path).string();
+    return recipe;
+}
+
+// --task, --out and the evaluation flags replace the stored ones, for this and later sessions; so
+// does the store's path, wherever the store now is.
+bool apply_overrides(const RunsArgs& a, const fs::path& store_path, search::RunRecipe& recipe) {
+    const auto before = search::recipe_to_json(recipe);
+    recipe.store = fs::absolute(store_path).lexically_normal().string();
+    if (!a.task.empty()) recipe.task_path = fs::absolute(a.task).lexically_normal().string();
+    if (!a.out.empty()) recipe.out_dir = fs::absolute(a.out).lexically_normal().string();
+    if (a.trials) recipe.evaluation.trials = *a.trials;
+    if (a.max_time) recipe.evaluation.max_time = *a.max_time;
+    if (a.min_time) recipe.evaluation.min_time = *a.min_time;
+    if (a.require_sandbox) recipe.evaluation.require_sandbox = true;
+    return search::recipe_to_json(recipe) != before;
+}
+
+// The run's task, found where the recipe says, and still the task the run optimized.
+Result<TaskSpec> load_run_task(const store::RunRecord& run, const search::RunRecipe& recipe) {
+    auto task = load_task(recipe.task_path);
+    if (!task)
+        return make_error(fmt::format("run {}'s task {} (given as {}): {}\n(pass the task folder with --task)", run.id,
+                                      recipe.task_path, recipe.task_given, task.error().message));
+    if (task->name != run.task_name || optimize::task_fingerprint(*task) != run.task_fingerprint)
+        return make_error(fmt::format("run {} optimized task {} as it was then; {} is another task or has changed since",
+                                      run.id, run.task_name, recipe.task_path));
+    return task;
+}
+
 int resume_run(const RunsArgs& a) {
     auto st = open_store(a.store);
     if (!st.ok()) {
@@ -115,36 +185,38 @@ int resume_run(const RunsArgs& a) {
         std::cerr << "error: " << run.error().message << "\n";
         return kExitUsage;
     }
-    std::filesystem::path task_dir = a.task.empty() ? std::filesystem::path("tasks") / run->task_name : std::filesystem::path(a.task);
-    auto task = load_task(task_dir);
-    if (!task.ok()) {
-        std::cerr << task.error().message << "\n(pass the task folder with --task)\n";
-        return kExitUsage;
-    }
-    if (task->name != run->task_name || optimize::task_fingerprint(*task) != run->task_fingerprint) {
-        std::cerr << "error: run " << a.id << " optimized task " << run->task_name
-                  << " as it was then; " << task_dir.string() << " is another task or has changed since\n";
-        return kExitUsage;
-    }
-    search::ResumeOptions resume;
     auto changes = given_limit_changes(a.limits);
-    if (!changes.ok()) {
-        std::cerr << "error: " << changes.error().message << "\n";
+    const fs::path store_path = a.store.empty() ? store::RunStore::default_path(fs::current_path()) : fs::path(a.store);
+    auto recipe = stored_recipe(*run, store_path.string());
+    if (!changes.ok() || !recipe.ok()) {
+        std::cerr << "error: " << (changes.ok() ? recipe.error().message : changes.error().message) << "\n";
+        return changes.ok() ? kExitEnvironment : kExitUsage;
+    }
+    SearchSession session;
+    session.recipe = *recipe;
+    const bool changed = apply_overrides(a, store_path, session.recipe);
+    auto task = load_run_task(*run, session.recipe);
+    if (!task.ok()) {
+        std::cerr << "error: " << task.error().message << "\n";
         return kExitUsage;
     }
-    resume.stop_limits = *changes;
-    std::filesystem::path out_dir = a.out.empty() ? std::filesystem::path("kernelpro-out") / fmt::format("{}-run{}", run->task_name, a.id)
-                                                  : std::filesystem::path(a.out);
-    BuilderOptions build_options;
-    build_options.arch = detect_gpu_arch();
-    CandidateBuilder builder(build_options);
-    kp::Evaluator gpu(builder);
-    optimize::GpuEvaluator evaluator(*task, gpu, optimize::search_evaluation_options(a.trials, a.max_time, a.min_time), out_dir);
-    search::TunerProposer tuner;
-    search::SearchDriver driver(*st, evaluator, tuner);
-    std::cerr << fmt::format("resuming run {} ({}), out {}\n", a.id, run->task_name, out_dir.string());
-    return run_search_session(driver, *st, evaluator, task->name, out_dir, a.quiet,
-                              [&] { return driver.resume(a.id, resume); });
+    session.task = *task;
+    auto context = proposer_context(session);
+    auto served = search::served_llm_purposes(*st, a.id);
+    if (!served) {
+        std::cerr << "error: " << served.error().message << "\n";
+        return kExitEnvironment;
+    }
+    context.served_llm_purposes = *served;
+    if (int code = assemble_session(session, context); code != kExitOk) {
+        if (code == kExitEnvironment) std::cerr << fmt::format("(run {} needs it to resume as it started)\n", a.id);
+        return code;
+    }
+    if (changed) (void)st->update_run_recipe(a.id, search::recipe_to_json(session.recipe).dump());
+    search::SearchDriver driver(*st, *session.evaluator, *session.proposer);
+    std::cerr << fmt::format("resuming run {} ({}): {}\n", a.id, run->task_name, describe_session(session));
+    search::ResumeOptions resume{*changes};
+    return run_search_session(driver, *st, session, a.quiet, [&] { return driver.resume(a.id, resume); });
 }
 }  // namespace
 
@@ -156,15 +228,18 @@ Handler register_runs(CLI::App& root) {
     auto* list = cmd->add_subcommand("list", "All runs, newest first");
     auto* show = cmd->add_subcommand("show", "One run's nodes and evaluations");
     show->add_option("id", a->id, "Run id")->required();
-    auto* resume = cmd->add_subcommand("resume", "Continue a run (after Ctrl-C, a crash or an exhausted budget)");
+    auto* resume = cmd->add_subcommand(
+        "resume", "Continue a run as it started (its proposers, LLM, profile, output folder), after Ctrl-C, a crash or a spent budget");
     resume->add_option("id", a->id, "Run id")->required();
-    resume->add_option("--task", a->task, "Task folder (default: tasks/<task name>)");
-    resume->add_option("--out", a->out, "Output folder (default: kernelpro-out/TASK-runID)");
+    resume->add_option("--task", a->task, "Task folder, if it moved (default: where the run found it)");
+    resume->add_option("--out", a->out, "Output folder (default: the run's own)");
     add_stop_rule_options(*resume, a->limits, /*with_defaults=*/false);
-    resume->add_option("--trials", a->trials, "Correctness trials per candidate")->capture_default_str();
-    resume->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds")->capture_default_str();
-    resume->add_option("--min-time", a->min_time, "Measured time needed per candidate, seconds")->capture_default_str();
+    resume->add_option("--trials", a->trials, "Correctness trials per candidate (default: the run's)")->check(CLI::Range(1, 100));
+    resume->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds (default: the run's)");
+    resume->add_option("--min-time", a->min_time, "Measured time needed per candidate, seconds (default: the run's)");
     resume->add_flag("-q,--quiet", a->quiet, "No progress line");
+    resume->add_flag("--require-sandbox", a->require_sandbox,
+                     "Refuse (exit 3) unless every sandbox layer is active (a run started with it keeps it)");
     return [a, list, show, resume]() -> int {
         if (list->parsed()) return list_runs(*a);
         if (show->parsed()) return show_run(*a);

@@ -10,7 +10,8 @@ void add_stop_rule_options(CLI::App& command, GivenStopLimits& given, bool with_
         if (!with_defaults) help += " (replaces the run's limit; 0: none)";
         else if (rule->default_limit) help += fmt::format(" (default {}; 0: none)", *rule->default_limit);
         else help += " (default: none)";
-        command.add_option(rule->flag, given[rule->name], help);
+        auto* option = command.add_option(rule->flag, given[rule->name], help);
+        if (rule->whole_number) option->type_name("INT");
     }
 }
 

@@ -1,6 +1,9 @@
-// Anthropic Messages API: POST {base}/v1/messages with x-api-key and anthropic-version headers.
-// System messages travel in a separate "system" field; the rest must alternate user/assistant.
+// The anthropic provider: the Messages API, POST {base}/v1/messages with x-api-key and
+// anthropic-version headers. System messages travel in a separate "system" field; the rest must
+// alternate user/assistant.
 #include "llm/chat_protocol.h"
+#include "llm/http_chat_client.h"
+#include "llm/llm_provider.h"
 
 namespace kp::llm {
 
@@ -10,7 +13,6 @@ constexpr const char* kAnthropicVersion = "2023-06-01";
 
 class AnthropicProtocol final : public ChatProtocol {
 public:
-    ProviderKind kind() const override { return ProviderKind::anthropic; }
     std::string default_base_url() const override { return "https://api.anthropic.com"; }
     std::string endpoint(const std::string& base_url) const override {
         std::string base = trim_base_url(base_url);
@@ -81,5 +83,16 @@ public:
 }  // namespace
 
 std::unique_ptr<ChatProtocol> make_anthropic_protocol() { return std::make_unique<AnthropicProtocol>(); }
+
+KP_REGISTER_LLM_PROVIDER(LlmProvider{
+    "anthropic",
+    {"claude"},
+    "Anthropic's Messages API",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    false,
+    [](const LlmConfig& config, std::shared_ptr<SpendTracker> spend) {
+        return make_http_client(config, make_anthropic_protocol(), std::move(spend));
+    }})
 
 }  // namespace kp::llm

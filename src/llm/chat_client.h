@@ -57,6 +57,10 @@ public:
     virtual Result<ChatReply> complete(const ChatRequest& request) = 0;
     // "openai:gpt-4.1 at https://api.openai.com/v1", for logs and errors.
     virtual std::string describe() const = 0;
+    // A resumed run's client continues where the run left off: `purposes` are those of the
+    // exchanges the run already made and kept, oldest first. Clients that answer from a fixed
+    // sequence (a script, a recording) skip that many replies; a live model has nothing to skip.
+    virtual void skip_served(const std::vector<std::string>& purposes) {}
 };
 
 nlohmann::json to_json(const ChatMessage& message);

@@ -2,10 +2,6 @@
 
 namespace kp::llm {
 
-std::unique_ptr<ChatProtocol> make_protocol(ProviderKind kind) {
-    return kind == ProviderKind::anthropic ? make_anthropic_protocol() : make_openai_protocol();
-}
-
 std::string trim_base_url(std::string base_url) {
     while (!base_url.empty() && base_url.back() == '/') base_url.pop_back();
     return base_url;

@@ -12,7 +12,6 @@
 
 #include "common/result.h"
 #include "llm/chat_client.h"
-#include "llm/provider_spec.h"
 
 namespace kp::llm {
 
@@ -33,7 +32,6 @@ struct ParsedReply {
 class ChatProtocol {
 public:
     virtual ~ChatProtocol() = default;
-    virtual ProviderKind kind() const = 0;
     virtual std::string default_base_url() const = 0;
     virtual std::string endpoint(const std::string& base_url) const = 0;
     virtual std::vector<std::pair<std::string, std::string>> headers(const std::string& api_key) const = 0;
@@ -42,9 +40,9 @@ public:
     virtual Result<ParsedReply> parse_reply(const nlohmann::json& body) const = 0;
 };
 
+// The built-in wire formats (each also registers its provider, see llm_provider.h).
 std::unique_ptr<ChatProtocol> make_openai_protocol();
 std::unique_ptr<ChatProtocol> make_anthropic_protocol();
-std::unique_ptr<ChatProtocol> make_protocol(ProviderKind kind);
 
 // "rate_limit_error: Number of request tokens has exceeded your per-minute rate limit", read from
 // either provider's error body; falls back to the start of the raw body.

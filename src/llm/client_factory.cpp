@@ -1,7 +1,7 @@
 #include "llm/client_factory.h"
 
 #include "llm/exchange_recording.h"
-#include "llm/http_chat_client.h"
+#include "llm/llm_provider.h"
 #include "llm/replay_client.h"
 
 namespace kp::llm {
@@ -13,13 +13,11 @@ Result<std::shared_ptr<ChatClient>> make_chat_client(const LlmConfig& config, st
         if (!replay) return replay.error();
         client = std::move(*replay);
     } else {
-        PriceTable prices = PriceTable::defaults();
-        if (!config.price_file.empty()) {
-            auto loaded = PriceTable::load(config.price_file);
-            if (!loaded) return loaded.error();
-            prices = std::move(*loaded);
-        }
-        client = std::make_shared<HttpChatClient>(config, std::move(prices), spend);
+        auto provider = llm_providers().lookup(config.spec.provider);
+        if (!provider) return provider.error();
+        auto made = (*provider)->make_client(config, spend);
+        if (!made) return made.error();
+        client = std::move(*made);
     }
     if (!config.record_path.empty()) {
         auto recorder = ExchangeRecorder::open(config.record_path);

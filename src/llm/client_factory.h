@@ -1,5 +1,6 @@
-// Builds the chat client a config asks for: a replay of a recording, or an HTTP provider, wrapped
-// in a recorder when a record path is set. All clients of one run share one SpendTracker.
+// Builds the chat client a config asks for: a replay of a recording, or the provider's own client
+// (llm_provider.h), wrapped in a recorder when a record path is set. All clients of one run share
+// one SpendTracker.
 #pragma once
 
 #include <memory>

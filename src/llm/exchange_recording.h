@@ -69,6 +69,7 @@ public:
     RecordingChatClient(std::shared_ptr<ChatClient> inner, std::shared_ptr<ExchangeRecorder> recorder);
     Result<ChatReply> complete(const ChatRequest& request) override;
     std::string describe() const override { return inner_->describe(); }
+    void skip_served(const std::vector<std::string>& purposes) override { inner_->skip_served(purposes); }
 
 private:
     std::shared_ptr<ChatClient> inner_;

@@ -28,16 +28,29 @@ std::string describe_failure(TransportFailure failure, const std::string& error,
 
 }  // namespace
 
-HttpChatClient::HttpChatClient(LlmConfig config, PriceTable prices, std::shared_ptr<SpendTracker> spend,
-                               std::shared_ptr<HttpTransport> transport, Sleeper sleeper)
+HttpChatClient::HttpChatClient(LlmConfig config, std::unique_ptr<ChatProtocol> protocol, PriceTable prices,
+                               std::shared_ptr<SpendTracker> spend, std::shared_ptr<HttpTransport> transport,
+                               Sleeper sleeper)
     : config_(std::move(config)),
       prices_(std::move(prices)),
       spend_(std::move(spend)),
       transport_(transport ? std::move(transport) : std::make_shared<CurlTransport>()),
       sleeper_(sleeper ? std::move(sleeper) : Sleeper([](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); })),
-      protocol_(make_protocol(config_.spec.kind)),
+      protocol_(std::move(protocol)),
       rng_(std::random_device{}()) {
     endpoint_ = protocol_->endpoint(config_.base_url.empty() ? protocol_->default_base_url() : config_.base_url);
+}
+
+Result<std::shared_ptr<ChatClient>> make_http_client(const LlmConfig& config, std::unique_ptr<ChatProtocol> protocol,
+                                                     std::shared_ptr<SpendTracker> spend) {
+    PriceTable prices = PriceTable::defaults();
+    if (!config.price_file.empty()) {
+        auto loaded = PriceTable::load(config.price_file);
+        if (!loaded) return loaded.error();
+        prices = std::move(*loaded);
+    }
+    return std::shared_ptr<ChatClient>(
+        std::make_shared<HttpChatClient>(config, std::move(protocol), std::move(prices), std::move(spend)));
 }
 
 std::string HttpChatClient::describe() const { return config_.spec.to_string() + " at " + endpoint_; }

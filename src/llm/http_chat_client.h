@@ -20,9 +20,11 @@ class HttpChatClient final : public ChatClient {
 public:
     using Sleeper = std::function<void(std::chrono::milliseconds)>;
 
-    // `transport` null: libcurl. `spend` may be null (no accounting). `sleeper` null: really sleep.
-    HttpChatClient(LlmConfig config, PriceTable prices, std::shared_ptr<SpendTracker> spend,
-                   std::shared_ptr<HttpTransport> transport = nullptr, Sleeper sleeper = nullptr);
+    // `protocol`: the provider's wire format. `transport` null: libcurl. `spend` may be null (no
+    // accounting). `sleeper` null: really sleep.
+    HttpChatClient(LlmConfig config, std::unique_ptr<ChatProtocol> protocol, PriceTable prices,
+                   std::shared_ptr<SpendTracker> spend, std::shared_ptr<HttpTransport> transport = nullptr,
+                   Sleeper sleeper = nullptr);
 
     Result<ChatReply> complete(const ChatRequest& request) override;
     std::string describe() const override;
@@ -43,5 +45,10 @@ private:
     std::mutex rng_mutex_;
     std::mt19937_64 rng_;
 };
+
+// What an HTTP provider's make_client does: loads the config's price table (the built-in one when
+// it names none) and talks `protocol` over libcurl.
+Result<std::shared_ptr<ChatClient>> make_http_client(const LlmConfig& config, std::unique_ptr<ChatProtocol> protocol,
+                                                     std::shared_ptr<SpendTracker> spend);
 
 }  // namespace kp::llm

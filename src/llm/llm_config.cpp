@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "common/files.h"
+#include "llm/llm_provider.h"
 #include "llm/toml_document.h"
 
 extern char** environ;
@@ -156,11 +157,42 @@ Result<LlmConfig> parse_llm_config(const std::string& text, const std::string& s
     return settings->config;
 }
 
+Status read_api_key(LlmConfig& config, const Environment& env) {
+    const LlmProvider* provider = llm_providers().find(config.spec.provider);
+    if (auto key = lookup(env, "KERNELPRO_LLM_API_KEY")) {
+        config.api_key = *key;
+    } else if (!config.api_key_variable.empty()) {
+        auto named = lookup(env, config.api_key_variable);
+        if (!named) return make_error("LLM config: api_key_env names " + config.api_key_variable + ", which is not set");
+        config.api_key = *named;
+    } else if (provider && !provider->api_key_variable.empty()) {
+        if (auto conventional = lookup(env, provider->api_key_variable)) config.api_key = *conventional;
+    }
+    return {};
+}
+
+Status require_api_key(const LlmConfig& config) {
+    const LlmProvider* provider = llm_providers().find(config.spec.provider);
+    // The public endpoints need a key; a local server (vLLM, Ollama, ...) usually does not.
+    if (!provider || provider->api_key_variable.empty() || !config.replay_path.empty() || !config.base_url.empty() ||
+        !config.api_key.empty())
+        return {};
+    const std::string variable = config.api_key_variable.empty() ? provider->api_key_variable : config.api_key_variable;
+    return make_error("no API key for " + config.spec.to_string() + ": set " + variable +
+                      " or KERNELPRO_LLM_API_KEY (or KERNELPRO_LLM_BASE_URL for a local server)");
+}
+
 Result<LlmConfig> load_llm_config(const LlmConfigSources& sources) {
+    auto config = resolve_llm_config(sources);
+    if (!config) return config.error();
+    if (auto keyed = require_api_key(*config); !keyed) return keyed.error();
+    return config;
+}
+
+Result<LlmConfig> resolve_llm_config(const LlmConfigSources& sources) {
     const Environment& env = sources.environment;
     LlmConfig config;
     bool have_model = false;
-    std::optional<std::string> api_key_env;
 
     std::optional<fs::path> file = sources.config_file;
     if (!file) {
@@ -173,7 +205,7 @@ Result<LlmConfig> load_llm_config(const LlmConfigSources& sources) {
         if (!settings) return settings.error();
         config = settings->config;
         have_model = settings->has_model;
-        api_key_env = settings->api_key_env;
+        config.api_key_variable = settings->api_key_env.value_or("");
     }
 
     if (sources.spec) {
@@ -188,22 +220,11 @@ Result<LlmConfig> load_llm_config(const LlmConfigSources& sources) {
         have_model = true;
     }
 
-    const bool anthropic = config.spec.kind == ProviderKind::anthropic;
-    const std::string conventional_key = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-    const std::string conventional_url = anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
-
+    const LlmProvider* provider = llm_providers().find(config.spec.provider);
     if (auto url = lookup(env, "KERNELPRO_LLM_BASE_URL")) config.base_url = *url;
-    else if (auto url2 = lookup(env, conventional_url)) config.base_url = *url2;
-
-    if (auto key = lookup(env, "KERNELPRO_LLM_API_KEY")) {
-        config.api_key = *key;
-    } else if (api_key_env) {
-        auto key2 = lookup(env, *api_key_env);
-        if (!key2) return make_error("LLM config: api_key_env names " + *api_key_env + ", which is not set");
-        config.api_key = *key2;
-    } else if (auto key3 = lookup(env, conventional_key)) {
-        config.api_key = *key3;
-    }
+    else if (provider && !provider->base_url_variable.empty())
+        if (auto conventional = lookup(env, provider->base_url_variable)) config.base_url = *conventional;
+    if (auto read = read_api_key(config, env); !read) return read.error();
 
     if (auto p = lookup(env, "KERNELPRO_LLM_RECORD")) config.record_path = *p;
     if (auto p = lookup(env, "KERNELPRO_LLM_REPLAY")) config.replay_path = *p;
@@ -214,10 +235,6 @@ Result<LlmConfig> load_llm_config(const LlmConfigSources& sources) {
     if (!have_model && !replaying)
         return make_error("no LLM chosen: pass PROVIDER:MODEL (e.g. openai:gpt-4.1), set KERNELPRO_LLM, or set "
                           "`model` under [llm] in the config file");
-    // The public endpoints need a key; a local server (vLLM, Ollama, ...) usually does not.
-    if (!replaying && config.base_url.empty() && config.api_key.empty())
-        return make_error("no API key for " + config.spec.to_string() + ": set " + conventional_key +
-                          " or KERNELPRO_LLM_API_KEY (or KERNELPRO_LLM_BASE_URL for a local server)");
     if (!config.base_url.empty() && config.base_url.rfind("http://", 0) != 0 &&
         config.base_url.rfind("https://", 0) != 0)
         return make_error("LLM base URL '" + config.base_url + "' must start with http:// or https://");

@@ -1,6 +1,8 @@
-// OpenAI-compatible chat completions: POST {base}/chat/completions. The same body works for
-// OpenAI, vLLM, SGLang, llama.cpp server and Ollama's /v1 endpoint.
+// The openai provider: OpenAI-compatible chat completions, POST {base}/chat/completions. The same
+// body works for OpenAI, vLLM, SGLang, llama.cpp server and Ollama's /v1 endpoint.
 #include "llm/chat_protocol.h"
+#include "llm/http_chat_client.h"
+#include "llm/llm_provider.h"
 
 namespace kp::llm {
 
@@ -26,7 +28,6 @@ std::optional<std::string> content_text(const nlohmann::json& content) {
 
 class OpenAiProtocol final : public ChatProtocol {
 public:
-    ProviderKind kind() const override { return ProviderKind::openai; }
     std::string default_base_url() const override { return "https://api.openai.com/v1"; }
     std::string endpoint(const std::string& base_url) const override {
         return trim_base_url(base_url) + "/chat/completions";
@@ -80,5 +81,16 @@ public:
 }  // namespace
 
 std::unique_ptr<ChatProtocol> make_openai_protocol() { return std::make_unique<OpenAiProtocol>(); }
+
+KP_REGISTER_LLM_PROVIDER(LlmProvider{
+    "openai",
+    {"oai", "vllm", "sglang", "llamacpp", "ollama"},
+    "OpenAI chat completions, or any OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama) at a base URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    false,
+    [](const LlmConfig& config, std::shared_ptr<SpendTracker> spend) {
+        return make_http_client(config, make_openai_protocol(), std::move(spend));
+    }})
 
 }  // namespace kp::llm

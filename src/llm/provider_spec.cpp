@@ -1,24 +1,13 @@
 #include "llm/provider_spec.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
-#include <utility>
+
+#include "llm/llm_provider.h"
 
 namespace kp::llm {
 
 namespace {
-
-constexpr std::array<std::pair<std::string_view, ProviderKind>, 8> kProviderNames{{
-    {"openai", ProviderKind::openai},
-    {"oai", ProviderKind::openai},
-    {"vllm", ProviderKind::openai},
-    {"sglang", ProviderKind::openai},
-    {"llamacpp", ProviderKind::openai},
-    {"ollama", ProviderKind::openai},
-    {"anthropic", ProviderKind::anthropic},
-    {"claude", ProviderKind::anthropic},
-}};
 
 std::string trim(std::string_view text) {
     auto is_space = [](unsigned char c) { return std::isspace(c) != 0; };
@@ -28,12 +17,6 @@ std::string trim(std::string_view text) {
 }
 
 }  // namespace
-
-std::string_view provider_name(ProviderKind kind) {
-    return kind == ProviderKind::anthropic ? "anthropic" : "openai";
-}
-
-std::string ProviderSpec::to_string() const { return std::string(provider_name(kind)) + ":" + model; }
 
 Result<ProviderSpec> parse_provider_spec(std::string_view raw) {
     const std::string text = trim(raw);
@@ -47,12 +30,12 @@ Result<ProviderSpec> parse_provider_spec(std::string_view raw) {
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (provider.empty()) return make_error("LLM spec '" + text + "' names no provider" + usage);
     if (model.empty()) return make_error("LLM spec '" + text + "' names no model" + usage);
-    if (std::any_of(model.begin(), model.end(), [](unsigned char c) { return std::isspace(c) != 0; }))
+    auto found = llm_providers().lookup(provider);
+    if (!found) return make_error("LLM spec '" + text + "': " + found.error().message);
+    const bool spaced = std::any_of(model.begin(), model.end(), [](unsigned char c) { return std::isspace(c) != 0; });
+    if (spaced && !(*found)->model_is_path)
         return make_error("LLM spec '" + text + "': the model name contains white space");
-    for (const auto& [name, kind] : kProviderNames)
-        if (provider == name) return ProviderSpec{kind, model};
-    return make_error("LLM spec '" + text + "': unknown provider '" + provider +
-                      "' (known: openai, anthropic; OpenAI-compatible aliases: vllm, sglang, llamacpp, ollama)");
+    return ProviderSpec{(*found)->name, model};
 }
 
 }  // namespace kp::llm

@@ -56,6 +56,11 @@ std::size_t ReplayClient::served() const {
     return next_;
 }
 
+void ReplayClient::skip_served(const std::vector<std::string>& purposes) {
+    std::lock_guard lock(mutex_);
+    next_ = std::min(records_.size(), next_ + purposes.size());
+}
+
 std::size_t ReplayClient::remaining() const {
     std::lock_guard lock(mutex_);
     return records_.size() - next_;

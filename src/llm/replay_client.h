@@ -28,6 +28,8 @@ public:
 
     Result<ChatReply> complete(const ChatRequest& request) override;
     std::string describe() const override { return "replay of " + source_; }
+    // A recording is served in order whatever the purpose: skips as many exchanges.
+    void skip_served(const std::vector<std::string>& purposes) override;
 
     std::size_t served() const;
     std::size_t remaining() const;

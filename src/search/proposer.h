@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ struct ProposalRequest {
     int call_index = 0;              // how many times this node was asked before
     std::uint64_t seed = 0;          // derived from the run seed, node and call: for reproducible proposers
     FeedbackKind feedback = FeedbackKind::tool_findings;
+    // Does the run already have this candidate (a node, or a proposal waiting in a queue)? A
+    // proposer that must not repeat itself asks this rather than remembering what it proposed,
+    // so a resumed run proposes what an uninterrupted one would. Empty: nothing is known.
+    std::function<bool(const Candidate&)> is_known;
 };
 
 class Proposer {

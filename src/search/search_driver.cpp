@@ -25,7 +25,7 @@ store::NodeRecord baseline_record(const TaskIdentity& task, const Candidate& bas
 }  // namespace
 
 Result<SearchOutcome> SearchDriver::start(const TaskIdentity& task, const Candidate& baseline,
-                                          const SearchConfig& config) {
+                                          const SearchConfig& config, const std::optional<RunRecipe>& recipe) {
     // Round-trip the config so a bad value fails here, not on resume.
     auto checked = config_from_json(config_to_json(config));
     if (!checked) return checked.error();
@@ -40,7 +40,8 @@ Result<SearchOutcome> SearchDriver::start(const TaskIdentity& task, const Candid
     session_start_ = monotonic_seconds();
 
     auto node = baseline_record(task, baseline);
-    auto run_id = store_.create_run({task.name, task.fingerprint, config_to_json(config_).dump()}, node);
+    const std::string recipe_json = recipe ? recipe_to_json(*recipe).dump() : "";
+    auto run_id = store_.create_run({task.name, task.fingerprint, config_to_json(config_).dump(), recipe_json}, node);
     if (!run_id) return run_id.error();
     run_id_ = *run_id;
     tree_.add_root(baseline, node.evaluation_key);

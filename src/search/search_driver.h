@@ -16,6 +16,7 @@
 #include "common/result.h"
 #include "search/evaluator.h"
 #include "search/proposer.h"
+#include "search/run_recipe.h"
 #include "search/search_budget.h"
 #include "search/search_config.h"
 #include "search/search_memory.h"
@@ -57,8 +58,10 @@ public:
     void request_stop() { stop_requested_.store(true); }
 
     // Creates a run in the store and searches. An error means the run could not even start;
-    // everything later ends as a SearchOutcome with its stop reason.
-    Result<SearchOutcome> start(const TaskIdentity& task, const Candidate& baseline, const SearchConfig& config);
+    // everything later ends as a SearchOutcome with its stop reason. `recipe` (how the caller set
+    // the loop up) is stored in the same transaction that creates the run.
+    Result<SearchOutcome> start(const TaskIdentity& task, const Candidate& baseline, const SearchConfig& config,
+                                const std::optional<RunRecipe>& recipe = std::nullopt);
 
     // Continues a stored run (after a crash, kill -9, Ctrl-C or an exhausted budget).
     Result<SearchOutcome> resume(std::int64_t run_id, const ResumeOptions& options = {});

@@ -57,6 +57,7 @@ Status SearchDriver::ask_proposer(std::int64_t node_id, bool parameter_moves_wan
     request.call_index = node.proposer_calls;
     request.seed = proposal_seed(config_.seed, node_id, node.proposer_calls);
     request.feedback = config_.feedback;
+    request.is_known = [this](const Candidate& candidate) { return tree_.knows_key(evaluation_key(task_, candidate)); };
 
     auto batch = proposer_.propose(request);
     if (!batch) return batch.error();

@@ -44,9 +44,9 @@ Result<std::int64_t> RunStore::create_run(const NewRun& run, const NodeRecord& b
     auto transaction = SqliteTransaction::begin(database_);
     if (!transaction) return transaction.error();
     auto insert = database_.prepare(
-        "INSERT INTO runs (task_name, task_fingerprint, status, config_json) VALUES (?, ?, 'running', ?)");
+        "INSERT INTO runs (task_name, task_fingerprint, status, config_json, recipe_json) VALUES (?, ?, 'running', ?, ?)");
     if (!insert) return insert.error();
-    insert->bind(1, run.task_name).bind(2, run.task_fingerprint).bind(3, run.config_json);
+    insert->bind(1, run.task_name).bind(2, run.task_fingerprint).bind(3, run.config_json).bind(4, run.recipe_json);
     if (auto status = insert->run(); !status) return status.error();
     const std::int64_t run_id = database_.last_insert_rowid();
     NodeRecord root = baseline;
@@ -61,7 +61,8 @@ Result<std::int64_t> RunStore::create_run(const NewRun& run, const NodeRecord& b
 
 namespace {
 constexpr const char* kRunColumns =
-    "id, task_name, task_fingerprint, status, stop_reason, config_json, elapsed_seconds, created_at, updated_at";
+    "id, task_name, task_fingerprint, status, stop_reason, config_json, elapsed_seconds, created_at, updated_at, "
+    "recipe_json";
 
 RunRecord read_run(const SqliteStatement& row) {
     RunRecord run;
@@ -74,6 +75,7 @@ RunRecord read_run(const SqliteStatement& row) {
     run.elapsed_seconds = row.column_double(6);
     run.created_at = row.column_text(7);
     run.updated_at = row.column_text(8);
+    run.recipe_json = row.column_text(9);
     return run;
 }
 }  // namespace
@@ -145,6 +147,13 @@ Status RunStore::update_run_config(std::int64_t run_id, const std::string& confi
     auto update = database_.prepare("UPDATE runs SET config_json = ? WHERE id = ?");
     if (!update) return update.error();
     update->bind(1, config_json).bind(2, run_id);
+    return update->run();
+}
+
+Status RunStore::update_run_recipe(std::int64_t run_id, const std::string& recipe_json) {
+    auto update = database_.prepare("UPDATE runs SET recipe_json = ? WHERE id = ?");
+    if (!update) return update.error();
+    update->bind(1, recipe_json).bind(2, run_id);
     return update->run();
 }
 

@@ -48,6 +48,7 @@ public:
     Status set_run_status(std::int64_t run_id, RunStatus status, const std::string& stop_reason,
                           double elapsed_seconds);
     Status update_run_config(std::int64_t run_id, const std::string& config_json);
+    Status update_run_recipe(std::int64_t run_id, const std::string& recipe_json);
 
     // --- nodes and evaluations ---
     // Inserts a pending node; when it comes from a queued proposal, marks that proposal expanded

@@ -121,12 +121,20 @@ CREATE INDEX lessons_by_task ON lessons(task_name);
 CREATE INDEX lessons_by_diagnosis ON lessons(roofline_class, tool_names);
 )sql";
 
+// Version 3: the run recipe (search/run_recipe.h): task path, proposers, LLM settings (no keys),
+// evaluation and profile settings, output folder and store, so resume rebuilds the same loop.
+// Runs stored before keep '' and resume the way they always did.
+constexpr const char* kVersion3 = R"sql(
+ALTER TABLE runs ADD COLUMN recipe_json TEXT NOT NULL DEFAULT '';
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& schema_migrations() {
     static const std::vector<Migration> migrations = {
         {1, "runs, nodes, evaluations, profiles, findings, proposals, LLM exchanges", kVersion1},
         {2, "search memory lessons", kVersion2},
+        {3, "run recipes", kVersion3},
     };
     return migrations;
 }

@@ -17,6 +17,7 @@ struct NewRun {
     std::string task_name;
     std::string task_fingerprint;  // hash of the task spec, to refuse resuming against another task
     std::string config_json;
+    std::string recipe_json;       // how the run was set up (search/run_recipe.h); "" for none
 };
 
 struct RunRecord {
@@ -29,6 +30,7 @@ struct RunRecord {
     double elapsed_seconds = 0.0;
     std::string created_at;
     std::string updated_at;
+    std::string recipe_json;  // "" for runs stored before recipes (schema version 3)
 };
 
 // One line of `kernelpro runs list`.

@@ -14,15 +14,15 @@ namespace {
 TEST(ProviderSpec, ParsesProvidersAliasesAndModelsWithColons) {
     auto a = parse_provider_spec("openai:gpt-4.1");
     ASSERT_TRUE(a.ok());
-    EXPECT_EQ(a->kind, ProviderKind::openai);
+    EXPECT_EQ(a->provider, "openai");
     EXPECT_EQ(a->model, "gpt-4.1");
     auto b = parse_provider_spec(" Anthropic : claude-sonnet-4 ");
     ASSERT_TRUE(b.ok()) << b.error().message;
-    EXPECT_EQ(b->kind, ProviderKind::anthropic);
+    EXPECT_EQ(b->provider, "anthropic");
     EXPECT_EQ(b->model, "claude-sonnet-4");
     auto c = parse_provider_spec("ollama:qwen2.5-coder:32b");
     ASSERT_TRUE(c.ok());
-    EXPECT_EQ(c->kind, ProviderKind::openai);
+    EXPECT_EQ(c->provider, "openai");
     EXPECT_EQ(c->model, "qwen2.5-coder:32b");
     EXPECT_EQ(c->to_string(), "openai:qwen2.5-coder:32b");
 }
@@ -37,7 +37,7 @@ TEST(ProviderSpec, ErrorsSayWhatIsWrong) {
     expect_error("gpt-4.1", "no ':'");
     expect_error(":gpt-4.1", "no provider");
     expect_error("openai:", "no model");
-    expect_error("gemini:pro", "unknown provider 'gemini'");
+    expect_error("gemini:pro", "unknown LLM provider 'gemini'");
     expect_error("openai:gpt 4", "white space");
 }
 
@@ -48,7 +48,7 @@ TEST(LlmConfig, SpecAndKeyFromTheEnvironment) {
                                                                     {"ANTHROPIC_API_KEY", "ak"},
                                                                     {"OPENAI_API_KEY", "ok"}})});
     ASSERT_TRUE(config.ok()) << config.error().message;
-    EXPECT_EQ(config->spec.kind, ProviderKind::anthropic);
+    EXPECT_EQ(config->spec.provider, "anthropic");
     EXPECT_EQ(config->api_key, "ak");  // the provider's own variable, not the other one
     EXPECT_TRUE(config->base_url.empty());
 }
@@ -145,7 +145,7 @@ TEST(LlmConfig, FileErrorsNameTheLine) {
     expect_error("[llm]\nmodel = \"openai:gpt-4.1\"\nmax_retries = -1\n", "kernelpro.toml:3: max_retries must be an integer >= 0");
     expect_error("[llm]\nmodle = \"openai:gpt-4.1\"\n", "kernelpro.toml:2: unknown key 'modle'");
     expect_error("[llm]\napi_key = \"sk-...\"\n", "keys do not belong in config files");
-    expect_error("[llm]\nmodel = \"bard:x\"\n", "kernelpro.toml:2: LLM spec 'bard:x': unknown provider");
+    expect_error("[llm]\nmodel = \"bard:x\"\n", "kernelpro.toml:2: LLM spec 'bard:x': unknown LLM provider");
     expect_error("[llm]\ntimeout_s = \"fast\"\n", "timeout_s must be a number");
     expect_error("[search]\nbudget = 3\n", "no [llm] table");
     expect_error("[llm\n", "kernelpro.toml:1:");

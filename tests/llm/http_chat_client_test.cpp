@@ -16,7 +16,8 @@ using namespace std::chrono_literals;
 namespace {
 
 struct ProviderCase {
-    ProviderKind kind;
+    std::string provider;
+    std::unique_ptr<ChatProtocol> (*protocol)();
     std::string model;
     std::string success_fixture;
     std::string retryable_error_fixture;  // the provider's own 5xx/overload body
@@ -24,13 +25,15 @@ struct ProviderCase {
     double price_in, price_out;            // default price table, per 1M tokens
 };
 
+void PrintTo(const ProviderCase& c, std::ostream* os) { *os << c.provider << ":" << c.model; }
+
 class HttpChatClientTest : public ::testing::TestWithParam<ProviderCase> {
 protected:
     LlmConfig config_for(const ScriptedServer& server) const {
         LlmConfig config;
-        config.spec = {GetParam().kind, GetParam().model};
+        config.spec = {GetParam().provider, GetParam().model};
         // OpenAI-compatible servers are usually mounted at /v1; Anthropic's base has no /v1.
-        config.base_url = server.base_url() + (GetParam().kind == ProviderKind::openai ? "/v1" : "");
+        config.base_url = server.base_url() + (GetParam().provider == "openai" ? "/v1" : "");
         config.api_key = "sk-test-123";
         config.timeout = 2000ms;
         config.retry.max_retries = 3;
@@ -41,7 +44,8 @@ protected:
 
     // Records each back-off instead of sleeping, so tests are fast and see the exact delays.
     HttpChatClient client_for(const ScriptedServer& server, std::optional<LlmConfig> config = std::nullopt) {
-        return HttpChatClient(config ? *config : config_for(server), PriceTable::defaults(), spend_, nullptr,
+        return HttpChatClient(config ? *config : config_for(server), GetParam().protocol(), PriceTable::defaults(), spend_,
+                              nullptr,
                               [this](std::chrono::milliseconds d) { delays_.push_back(d); });
     }
 
@@ -75,7 +79,7 @@ TEST_P(HttpChatClientTest, SuccessSendsTheProviderWireFormatAndAccountsForUsage)
     ASSERT_EQ(received.size(), 1u);
     const auto body = nlohmann::json::parse(received[0].body);
     EXPECT_EQ(body["model"], GetParam().model);
-    if (GetParam().kind == ProviderKind::openai) {
+    if (GetParam().provider == "openai") {
         EXPECT_EQ(received[0].path, "/v1/chat/completions");
         EXPECT_EQ(received[0].headers.at("authorization"), "Bearer sk-test-123");
         ASSERT_EQ(body["messages"].size(), 2u);
@@ -101,7 +105,7 @@ TEST_P(HttpChatClientTest, SuccessSendsTheProviderWireFormatAndAccountsForUsage)
 }
 
 TEST_P(HttpChatClientTest, RateLimitWithRetryAfterIsHonouredThenSucceeds) {
-    const std::string body = GetParam().kind == ProviderKind::openai ? fixture("openai_rate_limited.json")
+    const std::string body = GetParam().provider == "openai" ? fixture("openai_rate_limited.json")
                                                                       : fixture("anthropic_rate_limited.json");
     ScriptedServer server({{429, body, {{"Retry-After", "2"}}, 0ms}, success()});
     auto client = client_for(server);
@@ -204,19 +208,19 @@ TEST_P(HttpChatClientTest, NonJsonSuccessBodyIsAnErrorValue) {
 
 INSTANTIATE_TEST_SUITE_P(
     Providers, HttpChatClientTest,
-    ::testing::Values(ProviderCase{ProviderKind::openai, "gpt-4.1", "openai_coder_reply.json",
+    ::testing::Values(ProviderCase{"openai", make_openai_protocol, "gpt-4.1", "openai_coder_reply.json",
                                    "openai_server_error.json", 2841, 912, 2.0, 8.0},
-                      ProviderCase{ProviderKind::anthropic, "claude-sonnet-4", "anthropic_coder_reply.json",
+                      ProviderCase{"anthropic", make_anthropic_protocol, "claude-sonnet-4", "anthropic_coder_reply.json",
                                    "anthropic_overloaded.json", 2903, 1017, 3.0, 15.0}),
-    [](const auto& info) { return std::string(provider_name(info.param.kind)); });
+    [](const auto& info) { return info.param.provider; });
 
 // Malformed replies with status 200: error values, no retries at the HTTP level.
 TEST(HttpChatClientMalformed, OpenAiReplyWithoutChoices) {
     ScriptedServer server({{200, fixture("openai_no_choices.json"), {}, 0ms}});
     LlmConfig config;
-    config.spec = {ProviderKind::openai, "qwen"};
+    config.spec = {"openai", "qwen"};
     config.base_url = server.base_url() + "/v1";
-    HttpChatClient client(config, PriceTable::defaults(), nullptr);
+    HttpChatClient client(config, make_openai_protocol(), PriceTable::defaults(), nullptr);
     auto reply = client.complete({{{"user", "hi"}}, 0, -1, ""});
     ASSERT_FALSE(reply.ok());
     EXPECT_NE(reply.error().message.find("no choices"), std::string::npos) << reply.error().message;
@@ -228,9 +232,9 @@ TEST(HttpChatClientMalformed, OpenAiReplyWithoutChoices) {
 TEST(HttpChatClientMalformed, AnthropicReplyWithoutText) {
     ScriptedServer server({{200, R"({"type":"message","content":[{"type":"tool_use","id":"t","name":"x","input":{}}]})", {}, 0ms}});
     LlmConfig config;
-    config.spec = {ProviderKind::anthropic, "claude-sonnet-4"};
+    config.spec = {"anthropic", "claude-sonnet-4"};
     config.base_url = server.base_url();
-    HttpChatClient client(config, PriceTable::defaults(), nullptr);
+    HttpChatClient client(config, make_anthropic_protocol(), PriceTable::defaults(), nullptr);
     auto reply = client.complete({{{"user", "hi"}}, 0, -1, ""});
     ASSERT_FALSE(reply.ok());
     EXPECT_NE(reply.error().message.find("no text content"), std::string::npos) << reply.error().message;
@@ -240,10 +244,10 @@ TEST(HttpChatClientMalformed, MissingUsageIsEstimatedAndFlagged) {
     ScriptedServer server(
         {{200, R"({"choices":[{"message":{"role":"assistant","content":"twelve chars"},"finish_reason":"stop"}]})", {}, 0ms}});
     LlmConfig config;
-    config.spec = {ProviderKind::openai, "llama"};
+    config.spec = {"openai", "llama"};
     config.base_url = server.base_url() + "/v1";
     auto spend = std::make_shared<SpendTracker>();
-    HttpChatClient client(config, PriceTable::defaults(), spend);
+    HttpChatClient client(config, make_openai_protocol(), PriceTable::defaults(), spend);
     auto reply = client.complete({{{"user", "abcdefgh"}}, 0, -1, ""});
     ASSERT_TRUE(reply.ok()) << reply.error().message;
     EXPECT_TRUE(reply->usage.estimated);
@@ -258,10 +262,10 @@ TEST(HttpChatClientRealSleep, RetryAfterReallyWaits) {
     ScriptedServer server({{429, fixture("openai_rate_limited.json"), {{"Retry-After", "1"}}, 0ms},
                            {200, fixture("openai_coder_reply.json"), {}, 0ms}});
     LlmConfig config;
-    config.spec = {ProviderKind::openai, "gpt-4.1"};
+    config.spec = {"openai", "gpt-4.1"};
     config.base_url = server.base_url() + "/v1";
     config.api_key = "k";
-    HttpChatClient client(config, PriceTable::defaults(), nullptr);
+    HttpChatClient client(config, make_openai_protocol(), PriceTable::defaults(), nullptr);
     const auto start = std::chrono::steady_clock::now();
     auto reply = client.complete({{{"user", "hi"}}, 0, -1, ""});
     ASSERT_TRUE(reply.ok()) << reply.error().message;

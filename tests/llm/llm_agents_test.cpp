@@ -226,10 +226,11 @@ TEST(LlmAgentsOverHttp, OpenAiMalformedThenGood) {
     ScriptedServer server({{200, fixture("openai_reply_no_code.json"), {}, 0ms},
                            {200, fixture("openai_coder_reply.json"), {}, 0ms}});
     LlmConfig config;
-    config.spec = {ProviderKind::openai, "gpt-4.1"};
+    config.spec = {"openai", "gpt-4.1"};
     config.base_url = server.base_url() + "/v1";
     auto spend = std::make_shared<SpendTracker>();
-    auto agents = LlmAgents::create(std::make_shared<HttpChatClient>(config, PriceTable::defaults(), spend));
+    auto agents =
+        LlmAgents::create(std::make_shared<HttpChatClient>(config, make_openai_protocol(), PriceTable::defaults(), spend));
     ASSERT_TRUE(agents.ok()) << agents.error().message;
     auto code = agents->coder(coder_input());
     ASSERT_TRUE(code.ok()) << code.error().message;
@@ -250,13 +251,14 @@ TEST(LlmAgentsOverHttp, AnthropicTruncatedThenGood) {
     ScriptedServer server({{200, fixture("anthropic_reply_truncated.json"), {}, 0ms},
                            {200, fixture("anthropic_coder_reply.json"), {}, 0ms}});
     LlmConfig config;
-    config.spec = {ProviderKind::anthropic, "claude-sonnet-4"};
+    config.spec = {"anthropic", "claude-sonnet-4"};
     config.base_url = server.base_url();
     config.api_key = "ak";
     std::vector<LlmExchange> exchanges;
     LlmAgentsOptions options;
     options.on_exchange = [&](const LlmExchange& e) { exchanges.push_back(e); };
-    auto agents = LlmAgents::create(std::make_shared<HttpChatClient>(config, PriceTable::defaults(), nullptr), options);
+    auto agents = LlmAgents::create(
+        std::make_shared<HttpChatClient>(config, make_anthropic_protocol(), PriceTable::defaults(), nullptr), options);
     ASSERT_TRUE(agents.ok());
     auto code = agents->coder(coder_input());
     ASSERT_TRUE(code.ok()) << code.error().message;

@@ -44,7 +44,7 @@ TEST(Recording, RecordThenReplayRoundTrip) {
     std::string live_error;
     {
         LlmConfig config;
-        config.spec = {ProviderKind::openai, "gpt-4.1"};
+        config.spec = {"openai", "gpt-4.1"};
         config.base_url = server.base_url() + "/v1";
         config.api_key = "sk-never-recorded";
         config.retry.initial_backoff = 1ms;
@@ -109,6 +109,18 @@ TEST(Replay, ServesTheFixtureSessionInOrderThenIsExhausted) {
     EXPECT_NE(exhausted.error().message.find("exhausted: all 3 recorded exchanges were served"), std::string::npos)
         << exhausted.error().message;
     EXPECT_NE(exhausted.error().message.find("fixer"), std::string::npos);
+}
+
+TEST(Replay, AResumedRunSkipsTheExchangesItUsed) {
+    auto replay = ReplayClient::open(fixture_path("session_openai.jsonl"), {false});
+    ASSERT_TRUE(replay.ok()) << replay.error().message;
+    (*replay)->skip_served({"analyst", "coder"});  // in order, whatever the purpose
+    EXPECT_EQ((*replay)->remaining(), 1u);
+    auto third = (*replay)->complete(ask("anything"));
+    ASSERT_FALSE(third.ok());
+    EXPECT_NE(third.error().message.find("HTTP 503"), std::string::npos);
+    (*replay)->skip_served({"coder", "coder"});  // past the end: nothing left, no harm
+    EXPECT_EQ((*replay)->remaining(), 0u);
 }
 
 TEST(Replay, MismatchNamesTheLineAndTheDifference) {

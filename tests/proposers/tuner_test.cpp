@@ -203,16 +203,20 @@ TEST(Tuner, NoTunablesNoProposals) {
     EXPECT_TRUE(batch->proposals.empty());
 }
 
+// The run remembers what was proposed (the driver answers is_known from its tree), so the
+// proposer itself keeps no state and a resumed run goes on where it stopped.
 TEST(Baselines, ExhaustiveCoversTheSpaceOnce) {
     ExhaustiveProposer exhaustive(50);
     std::set<std::string> seen;
     ProposalRequest r = request_with(EvaluationOutcome{});
+    r.is_known = [&](const Candidate& c) { return seen.count(point_text(c.params)) > 0; };
     for (int call = 0; call < 10; ++call) {
         auto batch = exhaustive.propose(r);
         ASSERT_TRUE(batch.ok());
         for (const auto& p : batch->proposals) EXPECT_TRUE(seen.insert(point_text(p.candidate.params)).second);
     }
     EXPECT_EQ(seen.size(), 143u);  // all but the node's own point
+    EXPECT_TRUE(exhaustive.propose(r)->proposals.empty());
 }
 
 TEST(Baselines, RandomIsSeededAndValid) {

@@ -2,16 +2,13 @@
 
 #include <stdexcept>
 
-#include "agents/combined_proposer.h"
-#include "agents/llm_proposer.h"
-#include "agents/scripted_chat_client.h"
 #include "common/files.h"
 #include "common/hash.h"
 #include "build/tunables.h"
 #include "eval/roofline_floor.h"
 #include "gpu/datasheets.h"
+#include "search/proposer_registry.h"
 #include "search/proposers/parameter_space.h"
-#include "search/proposers/tuner_proposer.h"
 #include "search/search_driver.h"
 #include "task/task_spec.h"
 
@@ -86,15 +83,16 @@ RecordedRun record_gelu_run(const std::filesystem::path& store_path, int evaluat
     if (!task.ok()) throw std::runtime_error(task.error().message);
     auto store = store::RunStore::open(store_path, store::Durability::process_crash_safe);
     if (!store.ok()) throw std::runtime_error(store.error().message);
-    auto script = agents::ScriptedChatClient::open(std::filesystem::path(KP_SOURCE_DIR) / "examples/llm-scripts/gelu_f16.jsonl");
-    if (!script.ok()) throw std::runtime_error(script.error().message);
-    auto agents = llm::LlmAgents::create(*script);
-    if (!agents.ok()) throw std::runtime_error(agents.error().message);
-    agents::LlmProposer rewrites(std::make_shared<llm::LlmAgents>(std::move(*agents)), task->name + ": " + task->description);
-    search::TunerProposer tuner;
-    agents::CombinedProposer proposer(tuner, rewrites);
+    // The tuner's moves and the agents' rewrites (answering from the example script), as
+    // `optimize --llm script:...` makes them.
+    search::ProposerContext context;
+    context.task = {task->name, "recorded"};
+    context.task_description = task->name + ": " + task->description;
+    context.llm.spec = "script:" + (std::filesystem::path(KP_SOURCE_DIR) / "examples/llm-scripts/gelu_f16.jsonl").string();
+    auto proposer = search::make_proposers({"tuner", "llm"}, context);
+    if (!proposer.ok()) throw std::runtime_error(proposer.error().message);
     StandInEvaluator evaluator(*task);
-    search::SearchDriver driver(*store, evaluator, proposer);
+    search::SearchDriver driver(*store, evaluator, **proposer);
     search::SearchConfig config;
     config.seed = 7;
     config.stop_limits = {{"evaluation_budget", static_cast<double>(evaluations)}};

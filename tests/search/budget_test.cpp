@@ -7,17 +7,6 @@ using namespace kp::search::synthetic;
 
 namespace {
 
-// Every ".p0" step adds 0.3x; any other step costs 5%. Roofline fraction = 0.2 * speedup.
-EvaluationOutcome steadily_better(const Candidate& candidate) {
-    const auto& path = candidate.source;
-    double speedup = 1.0;
-    for (size_t at = path.find('.'); at != std::string::npos; at = path.find('.', at + 1))
-        speedup = path.compare(at, 4, ".p0.") == 0 || (path.compare(at, 3, ".p0") == 0 && at + 3 == path.size())
-                      ? speedup + 0.3
-                      : speedup * 0.95;
-    return correct_outcome(speedup, std::min(1.0, 0.2 * speedup));
-}
-
 struct Harness {
     kp::test_support::TempDirectory dir;
     kp::store::RunStore store = open_store(dir.path() / "runs.db");

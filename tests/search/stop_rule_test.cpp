@@ -11,14 +11,6 @@ using namespace kp::search::synthetic;
 
 namespace {
 
-// Every ".p0" step adds 0.3x; any other step costs 5%. Roofline fraction = 0.1 * speedup.
-EvaluationOutcome climbing(const Candidate& candidate) {
-    const auto& path = candidate.source;
-    double speedup = 1.0;
-    for (size_t at = path.find(".p0"); at != std::string::npos; at = path.find(".p0", at + 3)) speedup += 0.3;
-    return correct_outcome(speedup, std::min(1.0, 0.1 * speedup));
-}
-
 struct Run {
     StopReason reason;
     std::int64_t evaluations = 0;
@@ -27,7 +19,7 @@ struct Run {
 
 Run run_with(const StopRule& rule, const StopLimits& limits, const std::filesystem::path& db) {
     auto store = open_store(db);
-    FunctionEvaluator evaluator(climbing);
+    FunctionEvaluator evaluator(steadily_better);
     evaluator.delay = std::chrono::milliseconds(5);
     FunctionProposer proposer(uniform_children(2), 2);
     proposer.tokens_per_call = 100;

@@ -35,7 +35,7 @@ TEST(RunStore, CreatesRunWithPendingBaseline) {
     kp::test_support::TempDirectory dir;
     auto store = RunStore::open(RunStore::default_path(dir.path()));
     ASSERT_TRUE(store) << store.error().message;
-    auto run_id = store->create_run({"softmax", "fp", "{}"}, baseline_node());
+    auto run_id = store->create_run({"softmax", "fp", "{}", ""}, baseline_node());
     ASSERT_TRUE(run_id) << run_id.error().message;
     auto nodes = store->load_nodes(*run_id);
     ASSERT_TRUE(nodes);
@@ -50,11 +50,21 @@ TEST(RunStore, CreatesRunWithPendingBaseline) {
     EXPECT_EQ(summary->run.status, RunStatus::running);
 }
 
+TEST(RunStore, KeepsTheRunsRecipeFromItsCreation) {
+    kp::test_support::TempDirectory dir;
+    auto store = RunStore::open(dir.path() / "runs.db");
+    ASSERT_TRUE(store);
+    auto run_id = store->create_run({"softmax", "fp", "{}", R"({"proposers":["tuner","llm"]})"}, baseline_node());
+    ASSERT_TRUE(run_id);
+    EXPECT_EQ(store->load_run(*run_id)->recipe_json, R"({"proposers":["tuner","llm"]})");
+    EXPECT_EQ((*store->list_runs())[0].run.recipe_json, R"({"proposers":["tuner","llm"]})");
+}
+
 TEST(RunStore, EvaluationIsWrittenOnceWithItsFindings) {
     kp::test_support::TempDirectory dir;
     auto store = RunStore::open(dir.path() / "runs.db");
     ASSERT_TRUE(store);
-    auto run_id = store->create_run({"softmax", "fp", "{}"}, baseline_node());
+    auto run_id = store->create_run({"softmax", "fp", "{}", ""}, baseline_node());
     ASSERT_TRUE(run_id);
     auto completed = ok_evaluation(*run_id, 0, "key-0", 2.0);
     completed.lesson = LessonRecord{};
@@ -86,7 +96,7 @@ TEST(RunStore, ProposalsExchangesAndTotals) {
     kp::test_support::TempDirectory dir;
     auto store = RunStore::open(dir.path() / "runs.db");
     ASSERT_TRUE(store);
-    auto run_id = store->create_run({"gemm", "fp", "{}"}, baseline_node());
+    auto run_id = store->create_run({"gemm", "fp", "{}", ""}, baseline_node());
     ASSERT_TRUE(run_id);
     std::vector<ProposalRecord> proposals(2);
     proposals[0].kind = "rewrite";
@@ -128,7 +138,7 @@ TEST(RunStore, DuplicateEvaluationKeyInOneRunIsRefused) {
     kp::test_support::TempDirectory dir;
     auto store = RunStore::open(dir.path() / "runs.db");
     ASSERT_TRUE(store);
-    auto run_id = store->create_run({"gemm", "fp", "{}"}, baseline_node());
+    auto run_id = store->create_run({"gemm", "fp", "{}", ""}, baseline_node());
     NodeRecord child = baseline_node();
     child.run_id = *run_id;
     child.node_id = 1;
@@ -140,8 +150,8 @@ TEST(RunStore, ListsRunsNewestFirstAndUpdatesStatus) {
     kp::test_support::TempDirectory dir;
     auto store = RunStore::open(dir.path() / "runs.db");
     ASSERT_TRUE(store);
-    auto first = store->create_run({"a", "", "{}"}, baseline_node());
-    auto second = store->create_run({"b", "", "{}"}, baseline_node());
+    auto first = store->create_run({"a", "", "{}", ""}, baseline_node());
+    auto second = store->create_run({"b", "", "{}", ""}, baseline_node());
     ASSERT_TRUE(first && second);
     ASSERT_TRUE(store->set_run_status(*first, RunStatus::finished, "evaluation budget", 3.0));
     auto runs = store->list_runs();
@@ -168,8 +178,8 @@ TEST(RunStore, SimilarLessonsMatchTaskOrDiagnosis) {
         l.speedup_ratio = 1.1;
         return l;
     };
-    auto r1 = store->create_run({"t", "", "{}"}, baseline_node());
-    auto r2 = store->create_run({"u", "", "{}"}, baseline_node());
+    auto r1 = store->create_run({"t", "", "{}", ""}, baseline_node());
+    auto r2 = store->create_run({"u", "", "{}", ""}, baseline_node());
     ASSERT_TRUE(store->record_lesson(lesson(*r1, "softmax", "memory_bound", "a,b")));
     ASSERT_TRUE(store->record_lesson(lesson(*r1, "layernorm", "memory_bound", "a,b")));
     ASSERT_TRUE(store->record_lesson(lesson(*r1, "gemm", "compute_bound", "c")));

@@ -43,6 +43,26 @@ TEST(SchemaMigrations, UpgradesAnOldStoreKeepingItsData) {
     EXPECT_TRUE(store->record_lesson(lesson));  // the version-2 table now exists
 }
 
+// Version 3 adds run recipes; a run stored before has none and says so with an empty recipe.
+TEST(SchemaMigrations, RunsStoredBeforeRecipesLoadWithoutOne) {
+    kp::test_support::TempDirectory dir;
+    const auto path = dir.path() / "runs.db";
+    {
+        auto database = SqliteDatabase::open(path);
+        ASSERT_TRUE(database);
+        ASSERT_TRUE(migrate(*database, 2));
+        ASSERT_TRUE(database->execute("INSERT INTO runs (task_name, status, config_json) VALUES ('old', 'interrupted', '{}')"));
+    }
+    auto store = RunStore::open(path);
+    ASSERT_TRUE(store) << store.error().message;
+    auto run = store->load_run(1);
+    ASSERT_TRUE(run) << run.error().message;
+    EXPECT_EQ(run->task_name, "old");
+    EXPECT_EQ(run->recipe_json, "");
+    ASSERT_TRUE(store->update_run_recipe(1, R"({"proposers":["tuner"]})"));
+    EXPECT_EQ(store->load_run(1)->recipe_json, R"({"proposers":["tuner"]})");
+}
+
 TEST(SchemaMigrations, RefusesANewerStoreWithAClearMessage) {
     kp::test_support::TempDirectory dir;
     const auto path = dir.path() / "runs.db";

@@ -1,5 +1,8 @@
 #include "search/proposers/random_proposers.h"
 
+#include <set>
+
+#include "search/proposer_registry.h"
 #include "search/proposers/parameter_moves.h"
 
 namespace kp::search {
@@ -9,12 +12,13 @@ Result<ProposalBatch> UnproposedPointProposer::propose(const ProposalRequest& re
     auto space = space_to_search(request);
     if (!space) return batch;
     const auto& source = request.node.candidate.source;
-    const std::string scope = proposal_scope(request);
-    std::lock_guard<std::mutex> lock(mutex_);
-    proposed_.insert(scope + point_text(resolve_point(source, *space, request.node.candidate.params)));
+    const ParameterValues here = resolve_point(source, *space, request.node.candidate.params);
+    std::set<std::string> in_batch{point_text(here)};
     offer_points(*space, request, [&](const ParameterValues& point) {
         if (static_cast<int>(batch.proposals.size()) >= per_call_) return false;
-        if (proposed_.insert(scope + point_text(point)).second) batch.proposals.push_back(parameter_move(source, point, rationale(point)));
+        const bool known = request.is_known && request.is_known(Candidate{source, point});
+        if (!known && in_batch.insert(point_text(point)).second)
+            batch.proposals.push_back(parameter_move(source, point, rationale(point)));
         return true;
     });
     return batch;
@@ -34,5 +38,17 @@ void ExhaustiveProposer::offer_points(const TunableSpace& space, const ProposalR
     for (const auto& p : enumerate_points(space))
         if (!offer(p)) break;
 }
+
+KP_REGISTER_PROPOSER(
+    ProposerPlugin{"random", "uniform random points of the kp:tune space, seeded (a baseline)",
+                   [](ProposerContext&) -> Result<std::unique_ptr<Proposer>> {
+                       return std::unique_ptr<Proposer>(std::make_unique<RandomSearchProposer>());
+                   },
+                   nullptr, nullptr},
+    ProposerPlugin{"exhaustive", "every point of the kp:tune space, in declared order (a baseline)",
+                   [](ProposerContext&) -> Result<std::unique_ptr<Proposer>> {
+                       return std::unique_ptr<Proposer>(std::make_unique<ExhaustiveProposer>());
+                   },
+                   nullptr, nullptr})
 
 }  // namespace kp::search

@@ -4,9 +4,7 @@
 #pragma once
 
 #include <functional>
-#include <mutex>
 #include <random>
-#include <set>
 #include <string>
 
 #include "search/proposer.h"
@@ -14,8 +12,9 @@
 
 namespace kp::search {
 
-// Proposes points of the node's space that no earlier call proposed (per task and source), at most
-// `proposals_per_call` at a time; subclasses say which points to try, in which order.
+// Proposes points of the node's space that the run does not have yet (ProposalRequest::is_known),
+// at most `proposals_per_call` at a time; subclasses say which points to try, in which order.
+// Stateless, so a resumed run proposes what an uninterrupted one would.
 class UnproposedPointProposer : public Proposer {
 public:
     Result<ProposalBatch> propose(const ProposalRequest& request) final;
@@ -29,8 +28,6 @@ protected:
 
 private:
     int per_call_;
-    std::mutex mutex_;
-    std::set<std::string> proposed_;
 };
 
 class RandomSearchProposer : public UnproposedPointProposer {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "search/proposer_registry.h"
 #include "search/proposers/parameter_moves.h"
 
 namespace kp::search {
@@ -215,7 +216,10 @@ Result<ProposalBatch> TunerProposer::propose(const ProposalRequest& request) {
     const std::string prefix = proposal_scope(request);
     auto is_new = [&](const ParameterValues& p) {
         std::string text = point_text(p);
-        return !tried.count(text) && !proposed_.count(prefix + text);
+        // The run's own record (is_known) as well: a resumed run's tuner has not seen the points
+        // its earlier sessions proposed.
+        const bool known = request.is_known && request.is_known(Candidate{source, p});
+        return !tried.count(text) && !proposed_.count(prefix + text) && !known;
     };
     auto take = [&](const ParameterValues& p, const std::string& rationale) {
         proposed_.insert(prefix + point_text(p));
@@ -241,5 +245,12 @@ Result<ProposalBatch> TunerProposer::propose(const ProposalRequest& request) {
     }
     return batch;
 }
+
+KP_REGISTER_PROPOSER(ProposerPlugin{
+    "tuner", "profile-guided parameter moves over the kernel's kp:tune space (the default)",
+    [](ProposerContext&) -> Result<std::unique_ptr<Proposer>> {
+        return std::unique_ptr<Proposer>(std::make_unique<TunerProposer>());
+    },
+    nullptr, nullptr})
 
 }  // namespace kp::search

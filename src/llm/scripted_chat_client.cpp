@@ -1,10 +1,12 @@
-#include "agents/scripted_chat_client.h"
+#include "llm/scripted_chat_client.h"
 
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
-namespace kp::agents {
+#include "llm/llm_provider.h"
+
+namespace kp::llm {
 
 Result<std::shared_ptr<ScriptedChatClient>> ScriptedChatClient::open(const std::filesystem::path& script) {
     std::ifstream in(script);
@@ -28,13 +30,13 @@ Result<std::shared_ptr<ScriptedChatClient>> ScriptedChatClient::open(const std::
 ScriptedChatClient::ScriptedChatClient(std::map<std::string, std::vector<std::string>> replies, std::string source)
     : replies_(std::move(replies)), source_(std::move(source)) {}
 
-Result<llm::ChatReply> ScriptedChatClient::complete(const llm::ChatRequest& request) {
+Result<ChatReply> ScriptedChatClient::complete(const ChatRequest& request) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = replies_.find(request.purpose);
     size_t& next = next_[request.purpose];
     if (it == replies_.end() || next >= it->second.size())
         return make_error("the LLM script has no more replies for the " + request.purpose);
-    llm::ChatReply reply;
+    ChatReply reply;
     reply.text = it->second[next++];
     reply.finish_reason = "stop";
     reply.model = "script";
@@ -52,4 +54,17 @@ size_t ScriptedChatClient::served() const {
     return served_;
 }
 
-}  // namespace kp::agents
+void ScriptedChatClient::skip_served(const std::vector<std::string>& purposes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& purpose : purposes) ++next_[purpose];
+}
+
+KP_REGISTER_LLM_PROVIDER(LlmProvider{
+    "script", {}, "answers from a hand-written JSONL file of replies: script:FILE.jsonl", "", "", true,
+    [](const LlmConfig& config, std::shared_ptr<SpendTracker>) -> Result<std::shared_ptr<ChatClient>> {
+        auto opened = ScriptedChatClient::open(config.spec.model);
+        if (!opened) return opened.error();
+        return std::shared_ptr<ChatClient>(std::move(*opened));
+    }})
+
+}  // namespace kp::llm
