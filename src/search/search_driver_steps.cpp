@@ -82,12 +82,18 @@ Status SearchDriver::ask_proposer(std::int64_t node_id, bool parameter_moves_wan
         exchanges.push_back({run_id_, node_id, exchange.agent, exchange.model, exchange.prompt, exchange.reply,
                              exchange.tokens_in, exchange.tokens_out, exchange.latency_seconds, exchange.cost_usd});
     const int calls = node.proposer_calls + 1;
-    const bool exhausted = batch->proposals.empty();
+    // An empty answer closes the kinds that were asked for, and only those: a proposer asked for
+    // parameter moves alone may still have rewrites.
+    if (batch->proposals.empty()) {
+        node.parameter_moves_exhausted |= parameter_moves_wanted;
+        node.rewrites_exhausted |= rewrites_wanted;
+    }
+    const std::int64_t exhausted = (node.parameter_moves_exhausted ? store::ExhaustedKinds::parameter_moves : 0) |
+                                   (node.rewrites_exhausted ? store::ExhaustedKinds::rewrites : 0);
     if (auto status = store_.add_proposals(run_id_, node_id, records, exchanges, calls, exhausted); !status)
         return status.error();
 
     node.proposer_calls = calls;
-    node.proposer_exhausted = exhausted;
     for (const auto& exchange : batch->exchanges) {
         llm_tokens_ += exchange.tokens_in + exchange.tokens_out;
         cost_usd_ += exchange.cost_usd;

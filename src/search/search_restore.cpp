@@ -35,7 +35,8 @@ Status SearchDriver::restore_from_store() {
         }
         auto& node = tree_.node(record.node_id);
         node.proposer_calls = static_cast<int>(record.proposer_calls);
-        node.proposer_exhausted = record.proposer_exhausted;
+        node.parameter_moves_exhausted = (record.proposer_exhausted & store::ExhaustedKinds::parameter_moves) != 0;
+        node.rewrites_exhausted = (record.proposer_exhausted & store::ExhaustedKinds::rewrites) != 0;
     }
     if (tree_.empty()) return make_error(where + "has no baseline node");
 

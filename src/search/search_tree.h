@@ -52,7 +52,9 @@ struct TreeNode {
 
     std::deque<QueuedProposal> queue;  // untried proposals, in the order the proposer gave them
     int proposer_calls = 0;
-    bool proposer_exhausted = false;
+    // The proposer answered nothing when asked for this kind here: it is not asked for it again.
+    bool parameter_moves_exhausted = false;
+    bool rewrites_exhausted = false;
 
     // A dead end gets no more children of its own, but its open children are still explored;
     // once none is left, the whole subtree closes with this reason.
@@ -63,6 +65,10 @@ struct TreeNode {
     bool dead_end() const { return !dead_end_reason.empty(); }
     bool closed() const { return !close_reason.empty(); }
     bool correct() const { return outcome && outcome->correct(); }
+    bool exhausted(ProposalKind kind) const {
+        return kind == ProposalKind::rewrite ? rewrites_exhausted : parameter_moves_exhausted;
+    }
+    bool proposer_exhausted() const { return parameter_moves_exhausted && rewrites_exhausted; }
     int children_of(ProposalKind kind) const {
         return kind == ProposalKind::rewrite ? rewrite_children : parameter_children;
     }

@@ -10,7 +10,18 @@
 namespace kp::search {
 
 bool proposer_callable(const TreeNode& node, const SearchConfig& config) {
-    return !node.proposer_exhausted && node.proposer_calls < config.max_proposer_calls_per_node;
+    return !node.proposer_exhausted() && node.proposer_calls < config.max_proposer_calls_per_node;
+}
+
+bool kind_available(const TreeNode& node, ProposalKind kind, const SearchConfig& config) {
+    const bool queued = std::any_of(node.queue.begin(), node.queue.end(),
+                                    [kind](const QueuedProposal& q) { return q.proposal.kind == kind; });
+    return queued || (proposer_callable(node, config) && !node.exhausted(kind));
+}
+
+ExpansionChoice grow_here(const TreeNode& node, const SearchConfig& config) {
+    return {node.id, kind_available(node, ProposalKind::parameter_move, config),
+            kind_available(node, ProposalKind::rewrite, config)};
 }
 
 bool widening_admits(const TreeNode& node, ProposalKind kind, const SearchConfig& config) {
@@ -41,7 +52,7 @@ std::optional<ExpansionChoice> select_for_expansion(SearchTree& tree, const Sear
     for (auto id = tree.size() - 1; id >= 0; --id) {
         const auto& node = tree.node(id);
         if (node.children.empty() && !node.closed() && awaiting_repair(tree, id, config) && can_grow_at_all(node, config))
-            return ExpansionChoice{id, true, true};
+            return grow_here(node, config);
     }
     const SelectionPolicy* policy = selection_policies().find(config.strategy);
     // Configs are validated when a run starts or is loaded, so this is a programming error.

@@ -25,8 +25,14 @@ bool proposer_callable(const TreeNode& node, const SearchConfig& config);
 // Widening's verdict for one kind at one node: fewer children of that kind than allowed.
 bool widening_admits(const TreeNode& node, ProposalKind kind, const SearchConfig& config);
 
+// A child of this kind can come from here: one is queued, or the proposer may be asked for one.
+bool kind_available(const TreeNode& node, ProposalKind kind, const SearchConfig& config);
+
 // Not a dead end, and something left to try: a queued proposal or a proposer call.
 bool can_grow_at_all(const TreeNode& node, const SearchConfig& config);
+
+// Grow `node` with whatever kind is available there (widening bypassed).
+ExpansionChoice grow_here(const TreeNode& node, const SearchConfig& config);
 
 // Closes a node that cannot grow any more (and has no open child) with its whole subtree, as a
 // dead end or "exhausted".

@@ -70,10 +70,10 @@ public:
 
     // --- proposals and LLM exchanges ---
     // One proposer call: its proposals (ids filled in), its LLM exchanges and the parent node's
-    // proposer bookkeeping, in one transaction.
+    // proposer bookkeeping (calls made, the ExhaustedKinds bits), in one transaction.
     Status add_proposals(std::int64_t run_id, std::int64_t parent_node_id, std::vector<ProposalRecord>& proposals,
                          const std::vector<LlmExchangeRecord>& exchanges, std::int64_t proposer_calls,
-                         bool proposer_exhausted);
+                         std::int64_t proposer_exhausted);
     Result<std::vector<ProposalRecord>> load_proposals(std::int64_t run_id);  // creation order
     Status record_llm_exchange(const LlmExchangeRecord& exchange);
     Result<std::vector<LlmExchangeRecord>> load_llm_exchanges(std::int64_t run_id);

@@ -23,7 +23,7 @@ NodeRecord read_node(const SqliteStatement& row) {
     node.evaluation_key = row.column_text(7);
     node.state = row.column_text(8) == "done" ? NodeState::done : NodeState::pending;
     node.proposer_calls = row.column_int(9);
-    node.proposer_exhausted = row.column_int(10) != 0;
+    node.proposer_exhausted = row.column_int(10);
     node.close_reason = row.column_text(11);
     node.created_at = row.column_text(12);
     return node;

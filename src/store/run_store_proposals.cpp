@@ -27,7 +27,7 @@ ProposalState parse_proposal_state(const std::string& text) {
 Status RunStore::add_proposals(std::int64_t run_id, std::int64_t parent_node_id,
                                std::vector<ProposalRecord>& proposals,
                                const std::vector<LlmExchangeRecord>& exchanges, std::int64_t proposer_calls,
-                               bool proposer_exhausted) {
+                               std::int64_t proposer_exhausted) {
     auto transaction = SqliteTransaction::begin(database_);
     if (!transaction) return transaction.error();
     for (auto& proposal : proposals) {
@@ -48,7 +48,7 @@ Status RunStore::add_proposals(std::int64_t run_id, std::int64_t parent_node_id,
     auto update = database_.prepare(
         "UPDATE nodes SET proposer_calls = ?, proposer_exhausted = ? WHERE run_id = ? AND node_id = ?");
     if (!update) return update.error();
-    update->bind(1, proposer_calls).bind(2, proposer_exhausted ? 1 : 0).bind(3, run_id).bind(4, parent_node_id);
+    update->bind(1, proposer_calls).bind(2, proposer_exhausted).bind(3, run_id).bind(4, parent_node_id);
     if (auto status = update->run(); !status) return status.error();
     return transaction->commit();
 }

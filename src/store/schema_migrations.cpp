@@ -128,6 +128,13 @@ constexpr const char* kVersion3 = R"sql(
 ALTER TABLE runs ADD COLUMN recipe_json TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 4: a node's proposer is exhausted per proposal kind (1 parameter moves, 2 rewrites), so
+// a proposer asked only for moves that has none still gets asked for rewrites. The old "exhausted"
+// meant both.
+constexpr const char* kVersion4 = R"sql(
+UPDATE nodes SET proposer_exhausted = 3 WHERE proposer_exhausted <> 0;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& schema_migrations() {
@@ -135,6 +142,7 @@ const std::vector<Migration>& schema_migrations() {
         {1, "runs, nodes, evaluations, profiles, findings, proposals, LLM exchanges", kVersion1},
         {2, "search memory lessons", kVersion2},
         {3, "run recipes", kVersion3},
+        {4, "proposer exhaustion per proposal kind", kVersion4},
     };
     return migrations;
 }

@@ -46,6 +46,12 @@ struct RunSummary {
 
 enum class NodeState { pending, done };
 
+// Which proposal kinds a node's proposer said it has nothing more of (NodeRecord::proposer_exhausted).
+namespace ExhaustedKinds {
+constexpr std::int64_t parameter_moves = 1;
+constexpr std::int64_t rewrites = 2;
+}  // namespace ExhaustedKinds
+
 struct NodeRecord {
     std::int64_t run_id = 0;
     std::int64_t node_id = 0;
@@ -57,7 +63,7 @@ struct NodeRecord {
     std::string evaluation_key;
     NodeState state = NodeState::pending;
     std::int64_t proposer_calls = 0;
-    bool proposer_exhausted = false;
+    std::int64_t proposer_exhausted = 0;  // the kinds it has nothing more of: ExhaustedKinds bits
     std::string close_reason;
     std::string created_at;
 };

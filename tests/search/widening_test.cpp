@@ -87,3 +87,62 @@ TEST(Widening, ChildrenGrowOnlyAsVisitsGrow) {
     }
     EXPECT_GT(root_history.back().second, root_history.front().second + 4);
 }
+
+namespace {
+
+// Proposes rewrites only, and only when rewrites are wanted (as the LLM proposer does): asked for
+// parameter moves alone it has nothing.
+class RewritesOnly : public Proposer {
+public:
+    kp::Result<ProposalBatch> propose(const ProposalRequest& request) override {
+        ProposalBatch batch;
+        if (!request.rewrites_wanted) return batch;
+        const std::string name = request.node.candidate.source + ".r" + std::to_string(request.call_index);
+        batch.proposals.push_back(make_proposal(ProposalKind::rewrite, name));
+        return batch;
+    }
+};
+
+std::vector<std::string> rewrites_only_tree(kp::store::RunStore& store, std::optional<std::int64_t> resume_id,
+                                            std::int64_t stop_after = 0) {
+    FunctionEvaluator evaluator(improving);
+    RewritesOnly proposer;
+    SearchDriver driver(store, evaluator, proposer);
+    if (stop_after > 0)
+        driver.set_progress_callback([&](const SearchProgress& p) {
+            if (p.spend.evaluations >= stop_after) driver.request_stop();
+        });
+    auto config = test_config(30);
+    config.dead_end_window = 1000;
+    auto outcome = resume_id ? driver.resume(*resume_id) : driver.start(kTask, kBaseline, config);
+    EXPECT_TRUE(outcome) << outcome.error().message;
+    return describe_tree(driver.tree());
+}
+
+}  // namespace
+
+// An empty answer to a request for parameter moves closes parameter moves at that node, not the
+// node: a proposer of rewrites alone still widens the root as rewrite widening allows. (Before,
+// the root's second visit asked for moves only, got nothing and closed the root for good.)
+TEST(Widening, AProposerOfOneKindIsNotClosedByRequestsForTheOther) {
+    kp::test_support::TempDirectory dir;
+    auto store = open_store(dir.path() / "runs.db");
+    FunctionEvaluator evaluator(improving);
+    RewritesOnly proposer;
+    SearchDriver driver(store, evaluator, proposer);
+    auto config = test_config(30);
+    config.dead_end_window = 1000;
+    auto outcome = driver.start(kTask, kBaseline, config);
+    ASSERT_TRUE(outcome) << outcome.error().message;
+    EXPECT_EQ(outcome->stop_reason.name(), "evaluation_budget");
+    const auto& root = driver.tree().node(0);
+    EXPECT_GE(root.rewrite_children, allowed_children(config.rewrite_widening, root.visits) - 1);
+    EXPECT_GE(root.rewrite_children, 2);
+    EXPECT_TRUE(root.parameter_moves_exhausted);
+    EXPECT_FALSE(root.rewrites_exhausted);
+
+    // The per-kind marks survive the store: stopped and resumed, the run is the same.
+    auto resumed_store = open_store(dir.path() / "resumed.db");
+    rewrites_only_tree(resumed_store, std::nullopt, 9);
+    EXPECT_EQ(rewrites_only_tree(resumed_store, 1), describe_tree(driver.tree()));
+}

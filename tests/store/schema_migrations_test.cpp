@@ -86,3 +86,25 @@ TEST(SchemaMigrations, ReopeningIsANoOp) {
     ASSERT_TRUE(again) << again.error().message;
     EXPECT_EQ(*read_schema_version(again->database()), latest_schema_version());
 }
+
+// Version 4 splits "exhausted" by proposal kind: an old exhausted node has nothing of either.
+TEST(SchemaMigrations, AnOldExhaustedNodeIsExhaustedForEveryKind) {
+    kp::test_support::TempDirectory dir;
+    const auto path = dir.path() / "runs.db";
+    {
+        auto database = SqliteDatabase::open(path);
+        ASSERT_TRUE(database);
+        ASSERT_TRUE(migrate(*database, 3));
+        ASSERT_TRUE(database->execute("INSERT INTO runs (task_name, status, config_json) VALUES ('old', 'finished', '{}')"));
+        ASSERT_TRUE(database->execute(
+            "INSERT INTO nodes (run_id, node_id, proposal_kind, source, params_json, evaluation_key, state, proposer_exhausted)"
+            " VALUES (1, 0, 'baseline', 's', '{}', 'k0', 'done', 1), (1, 1, 'rewrite', 't', '{}', 'k1', 'done', 0)"));
+    }
+    auto store = RunStore::open(path);
+    ASSERT_TRUE(store) << store.error().message;
+    auto nodes = store->load_nodes(1);
+    ASSERT_TRUE(nodes);
+    ASSERT_EQ(nodes->size(), 2u);
+    EXPECT_EQ((*nodes)[0].proposer_exhausted, ExhaustedKinds::parameter_moves | ExhaustedKinds::rewrites);
+    EXPECT_EQ((*nodes)[1].proposer_exhausted, 0);
+}

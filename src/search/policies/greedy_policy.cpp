@@ -17,7 +17,7 @@ std::optional<ExpansionChoice> select_greedy(SearchTree& tree, const SearchConfi
         return tree.node(a).speedup_over_baseline > tree.node(b).speedup_over_baseline;
     });
     for (auto id : order) {
-        if (can_grow_at_all(tree.node(id), config)) return ExpansionChoice{id, true, true};
+        if (can_grow_at_all(tree.node(id), config)) return grow_here(tree.node(id), config);
         // Greedy refines nodes, never descends, so a node that cannot grow is done.
         close_spent(tree, tree.node(id));
     }

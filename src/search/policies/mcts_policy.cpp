@@ -19,20 +19,14 @@ std::uint64_t tie_breaker(std::uint64_t seed, std::int64_t id) {
     return x ^ (x >> 31);
 }
 
-bool has_queued(const TreeNode& node, ProposalKind kind) {
-    return std::any_of(node.queue.begin(), node.queue.end(),
-                       [kind](const QueuedProposal& queued) { return queued.proposal.kind == kind; });
-}
-
+// The kinds widening admits here and that can come from here; nothing when there is none.
 std::optional<ExpansionChoice> widened_choice(const TreeNode& node, const SearchConfig& config) {
     if (node.dead_end()) return std::nullopt;
-    ExpansionChoice choice{node.id, widening_admits(node, ProposalKind::parameter_move, config),
-                           widening_admits(node, ProposalKind::rewrite, config)};
-    const bool callable = proposer_callable(node, config);
-    const bool parameter_ready =
-        choice.parameter_moves_wanted && (has_queued(node, ProposalKind::parameter_move) || callable);
-    const bool rewrite_ready = choice.rewrites_wanted && (has_queued(node, ProposalKind::rewrite) || callable);
-    if (parameter_ready || rewrite_ready) return choice;
+    auto wanted = [&](ProposalKind kind) {
+        return widening_admits(node, kind, config) && kind_available(node, kind, config);
+    };
+    ExpansionChoice choice{node.id, wanted(ProposalKind::parameter_move), wanted(ProposalKind::rewrite)};
+    if (choice.parameter_moves_wanted || choice.rewrites_wanted) return choice;
     return std::nullopt;
 }
 
@@ -70,7 +64,7 @@ std::optional<ExpansionChoice> select_mcts(SearchTree& tree, const SearchConfig&
         }
         // No open child to descend into: widening only arbitrates between growing here and going
         // deeper, so with nowhere deeper to go, grow here with whatever is available.
-        if (can_grow_at_all(node, config)) return ExpansionChoice{node.id, true, true};
+        if (can_grow_at_all(node, config)) return grow_here(node, config);
         close_spent(tree, node);
         if (at == 0) return std::nullopt;
         at = 0;
