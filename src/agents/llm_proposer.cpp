@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/feedback.h"
+
 namespace kp::agents {
 
 namespace {
@@ -76,7 +78,7 @@ Result<search::ProposalBatch> LlmProposer::propose(const search::ProposalRequest
     std::vector<std::string> findings;
     if (evaluation && request.feedback != search::FeedbackKind::none) {
         if (request.feedback == search::FeedbackKind::tool_findings) {
-            for (const auto& f : evaluation->findings) findings.push_back(f.tool + ": " + f.message);
+            for (const auto& f : evaluation->findings) findings.push_back(analysis::render_finding_for_prompt(f));
             if (findings.empty() && !evaluation->findings_summary.empty()) findings.push_back(evaluation->findings_summary);
         } else if (!evaluation->profiles.empty()) {
             findings.push_back(evaluation->profiles.dump().substr(0, 4000));

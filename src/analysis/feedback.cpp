@@ -74,8 +74,56 @@ nlohmann::json to_json(const Finding& f) {
     nlohmann::json evidence = nlohmann::json::array();
     for (const Evidence& e : f.evidence)
         evidence.push_back({{"kind", std::string(evidence_kind(e.kind))}, {"name", e.name}, {"value", e.value}});
+    nlohmann::json remedies = nlohmann::json::array();
+    for (const Remedy& r : f.remedies) remedies.push_back(to_json(r));
     return {{"tool", f.tool}, {"severity", std::string(to_string(f.severity))}, {"estimated_gain", f.estimated_gain},
-            {"summary", f.summary}, {"guidance", f.guidance}, {"evidence", evidence}};
+            {"summary", f.summary}, {"guidance", f.guidance}, {"evidence", evidence}, {"remedies", remedies}};
+}
+
+Result<Finding> finding_from_json(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("tool") || !j["tool"].is_string()) return make_error("a finding needs a tool name");
+    try {
+        Finding f;
+        f.tool = j["tool"].get<std::string>();
+        // Older search records: the gain was "severity" (a number) and the text "message".
+        if (j.contains("estimated_gain")) f.estimated_gain = j["estimated_gain"].get<double>();
+        else if (j.contains("severity") && j["severity"].is_number()) f.estimated_gain = j["severity"].get<double>();
+        const std::string severity = j.contains("severity") && j["severity"].is_string() ? j["severity"].get<std::string>() : "";
+        f.severity = severity == "high"     ? Severity::high
+                     : severity == "medium" ? Severity::medium
+                     : severity == "low"    ? Severity::low
+                                            : severity_for_gain(f.estimated_gain);
+        f.summary = j.contains("summary") ? j.value("summary", "") : j.value("message", "");
+        f.guidance = j.value("guidance", "");
+        for (const auto& e : j.value("evidence", nlohmann::json::array())) {
+            const std::string kind = e.value("kind", "metric");
+            f.evidence.push_back({kind == "sass" ? Evidence::Kind::sass : kind == "source" ? Evidence::Kind::source : Evidence::Kind::metric,
+                                  e.value("name", ""), e.value("value", "")});
+        }
+        for (const auto& r : j.value("remedies", nlohmann::json::array()))
+            if (auto remedy = remedy_from_json(r)) f.remedies.push_back(*remedy);
+        return f;
+    } catch (const nlohmann::json::exception& error) {
+        return make_error(std::string("malformed finding: ") + error.what());
+    }
+}
+
+std::string render_remedies(const std::vector<Remedy>& remedies) {
+    std::string changes, moves;
+    for (const Remedy& r : remedies) {
+        const std::string change = std::string(rewrite_name(r.rewrite)) + " (" + rewrite_description(r.rewrite) + ")";
+        if (changes.find(change) == std::string::npos) changes += (changes.empty() ? "" : "; ") + change;
+        if (r.moves_a_parameter()) moves += (moves.empty() ? "" : ", ") + describe_move(r);
+    }
+    if (changes.empty()) return "";
+    return "change: " + changes + (moves.empty() ? "" : "; tunables: " + moves);
+}
+
+std::string render_finding_for_prompt(const Finding& f) {
+    std::string text = f.tool + ": " + f.summary;
+    if (!f.guidance.empty()) text += ". Fix: " + f.guidance;
+    if (auto remedies = render_remedies(f.remedies); !remedies.empty()) text += " [" + remedies + "]";
+    return text;
 }
 
 nlohmann::json to_json(const Diagnosis& d) {
@@ -111,6 +159,7 @@ std::string render_llm_feedback(const Diagnosis& d, const LlmFeedbackOptions& op
             }
         }
         out << "   fix: " << f.guidance << "\n";
+        if (auto remedies = render_remedies(f.remedies); !remedies.empty()) out << "   " << remedies << "\n";
     }
     return out.str();
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/diagnosis.h"
+#include "common/result.h"
 
 namespace kp::analysis {
 
@@ -15,6 +16,9 @@ std::string render_terminal_report(const Diagnosis& diagnosis);
 
 nlohmann::json to_json(const RooflineResult& roofline);
 nlohmann::json to_json(const Finding& finding);
+// The finding from its JSON form; also reads the search's older records (tool, severity as the
+// gain, message as the summary, no remedies). An error for anything else.
+Result<Finding> finding_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Diagnosis& diagnosis);
 
 struct LlmFeedbackOptions {
@@ -22,5 +26,12 @@ struct LlmFeedbackOptions {
     size_t max_evidence_per_finding = 3;
 };
 std::string render_llm_feedback(const Diagnosis& diagnosis, const LlmFeedbackOptions& options = {});
+
+// One finding as a proposer's prompt lists it: the tool, what is wrong, the fix, and its typed
+// remedies ("change: ...; tunables: vector_width up (strong)").
+std::string render_finding_for_prompt(const Finding& finding);
+// "change: vectorize_accesses (load and store 16 bytes per thread); tunables: vector_width up
+// (strong), work_per_thread up (weak)"; empty without remedies.
+std::string render_remedies(const std::vector<Remedy>& remedies);
 
 }  // namespace kp::analysis

@@ -1,10 +1,14 @@
 // A micro-profiling tool's diagnosis: what is wrong, how much time fixing it could save, the
-// evidence (metric values, SASS instructions, source lines) and one or two sentences of guidance.
+// evidence (metric values, SASS instructions, source lines), one or two sentences of guidance for
+// people and LLMs, and the typed remedies code acts on (remedy.h). The one finding type: the
+// search carries it from the profile to the proposers and the store.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "analysis/remedy.h"
 
 namespace kp::analysis {
 
@@ -21,12 +25,13 @@ struct Evidence {
 };
 
 struct Finding {
-    std::string tool;
+    std::string tool;           // the tool's registered name: what code that reacts to a finding reads
     Severity severity = Severity::low;
     double estimated_gain = 0;  // fraction of kernel time a fix could save (0..1)
     std::string summary;        // one line: what is wrong, with the key number
     std::string guidance;       // one or two specific, actionable sentences
     std::vector<Evidence> evidence;
+    std::vector<Remedy> remedies;  // what to change; the tuner and the prompts read these, not the prose
 };
 
 // Helpers that format evidence the same way everywhere.

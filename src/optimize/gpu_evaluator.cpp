@@ -100,8 +100,7 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
         auto diagnosis = diagnose::profile_candidate(task_, *report->candidate_build, *profile_options_);
         if (diagnosis.ok()) {
             outcome.roofline_class = std::string(analysis::to_string(diagnosis->roofline.kind));
-            for (const auto& f : diagnosis->findings)
-                outcome.findings.push_back({f.tool, f.estimated_gain, f.summary + " " + f.guidance, nlohmann::json::object()});
+            outcome.findings = diagnosis->findings;
             outcome.findings_summary = analysis::render_llm_feedback(*diagnosis);
             outcome.profiles["diagnosis"] = analysis::to_json(*diagnosis);
         } else {

@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "analysis/feedback.h"
+
 namespace kp::search {
 
 namespace {
@@ -59,9 +61,7 @@ nlohmann::json outcome_to_json(const EvaluationOutcome& outcome) {
     put_optional(object, "roofline_fraction", outcome.roofline_fraction);
     object["roofline_class"] = outcome.roofline_class;
     object["findings"] = nlohmann::json::array();
-    for (const auto& finding : outcome.findings)
-        object["findings"].push_back(
-            {{"tool", finding.tool}, {"severity", finding.severity}, {"message", finding.message}, {"data", finding.data}});
+    for (const auto& finding : outcome.findings) object["findings"].push_back(analysis::to_json(finding));
     object["findings_summary"] = outcome.findings_summary;
     object["message"] = outcome.message;
     object["details"] = outcome.details;
@@ -80,10 +80,11 @@ Result<EvaluationOutcome> outcome_from_json(const std::string& text) {
         outcome.speedup = get_optional<double>(object, "speedup");
         outcome.roofline_fraction = get_optional<double>(object, "roofline_fraction");
         outcome.roofline_class = object.value("roofline_class", "");
-        for (const auto& finding : object.value("findings", nlohmann::json::array()))
-            outcome.findings.push_back({finding.value("tool", ""), finding.value("severity", 0.0),
-                                        finding.value("message", ""),
-                                        finding.value("data", nlohmann::json::object())});
+        for (const auto& finding : object.value("findings", nlohmann::json::array())) {
+            auto parsed = analysis::finding_from_json(finding);
+            if (!parsed) return parsed.error();
+            outcome.findings.push_back(std::move(*parsed));
+        }
         outcome.findings_summary = object.value("findings_summary", "");
         outcome.message = object.value("message", "");
         outcome.details = object.value("details", nlohmann::json::object());

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/finding.h"
 #include "common/result.h"
 
 namespace kp::search {
@@ -27,13 +28,9 @@ enum class StatusClass {
 const char* status_class_name(StatusClass status);
 std::optional<StatusClass> parse_status_class(const std::string& text);
 
-// One micro-profiling tool's diagnosis of the candidate.
-struct Finding {
-    std::string tool;        // e.g. "uncoalesced_access"
-    double severity = 0.0;   // estimated gain, for ranking
-    std::string message;     // the short natural-language guidance proposers read
-    nlohmann::json data = nlohmann::json::object();
-};
+// One micro-profiling tool's diagnosis of the candidate: the profile's own finding type, with its
+// tool id and typed remedies (what the tuner and the prompts act on).
+using Finding = analysis::Finding;
 
 struct EvaluationOutcome {
     StatusClass status = StatusClass::ok;

@@ -1,6 +1,7 @@
 // SearchDriver: one iteration's steps: ask the proposer, expand, evaluate, absorb the result.
 #include <algorithm>
 
+#include "analysis/feedback.h"
 #include "search/node_closing.h"
 #include "search/reward.h"
 #include "search/search_driver.h"
@@ -160,7 +161,8 @@ std::optional<SearchDriver::StepFailure> SearchDriver::evaluate_node(std::int64_
     for (const auto& [kind, data] : outcome->profiles.items())
         completed.profiles.push_back({run_id_, id, kind, data.dump()});
     for (const auto& finding : outcome->findings)
-        completed.findings.push_back({run_id_, id, finding.tool, finding.severity, finding.message, finding.data.dump()});
+        completed.findings.push_back({run_id_, id, finding.tool, finding.estimated_gain, finding.summary + " " + finding.guidance,
+                                      analysis::to_json(finding).dump()});
     if (evaluated.parent) completed.lesson = SearchMemory::lesson_from(tree_, id, task_, run_id_);
     completed.run_elapsed_seconds = current_spend().elapsed_seconds;
     if (auto status = store_.record_evaluation(completed); !status)

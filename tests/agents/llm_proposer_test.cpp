@@ -54,7 +54,8 @@ search::ProposalRequest request_for(search::StatusClass status, const std::strin
     e.status = status;
     e.message = message;
     e.roofline_class = "memory_bound";
-    e.findings.push_back({"narrow_loads", 0.3, "loads at line 12 are 4 bytes wide", {}});
+    e.findings.push_back({.tool = "narrow_global_access", .estimated_gain = 0.3, .summary = "loads at line 12 are 4 bytes wide",
+                          .remedies = kp::analysis::wider_accesses(kp::analysis::Rewrite::vectorize_accesses)});
     r.node.evaluation = e;
     return r;
 }
@@ -73,6 +74,8 @@ TEST(LlmProposer, CorrectNodeGoesThroughAnalystThenCoder) {
     // BLOCK is still declared and keeps the parent's value; OLD is gone.
     EXPECT_EQ(batch->proposals[0].candidate.params, (search::ParameterValues{{"BLOCK", "256"}}));
     EXPECT_NE(batch->proposals[0].rationale.find("scalar loads"), std::string::npos);
+    // The coder sees the finding's typed remedies, not just its prose.
+    EXPECT_NE(client->last_prompt.find("tunables: vector_width up"), std::string::npos) << client->last_prompt;
     ASSERT_EQ(batch->exchanges.size(), 2u);
     EXPECT_EQ(batch->exchanges[0].agent, "analyst");
     EXPECT_EQ(batch->exchanges[1].tokens_out, 50);

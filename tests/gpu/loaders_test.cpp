@@ -152,6 +152,21 @@ TEST(ClockMonitor, FindsTheDeviceByPciBusIdAndFlagsSlowdowns) {
     EXPECT_EQ(no_nvml.why_unavailable().rfind("no GPU:", 0), 0u) << no_nvml.why_unavailable();
 }
 
+// On a GPU: NVML finds the device CUDA calls 0 by its PCI bus id, and reads a plausible SM clock.
+TEST(ClockMonitor, FindsThisGpuByItsPciBusId) {
+    auto driver = CudaDriver::load();
+    if (!driver) GTEST_SKIP() << driver.error().message;
+    auto info = driver->device_info(0);
+    ASSERT_TRUE(info) << info.error().message;
+    ASSERT_FALSE(info->pci_bus_id.empty());
+    auto monitor = ClockMonitor::open(info->pci_bus_id);
+    ASSERT_TRUE(monitor.available()) << info->pci_bus_id << ": " << monitor.why_unavailable();
+    EXPECT_FALSE(monitor.driver_version().empty());
+    auto reading = monitor.read();
+    EXPECT_GT(reading.sm_clock_mhz, 100u);
+    EXPECT_LT(reading.sm_clock_mhz, 4000u);
+}
+
 // Libraries that must outlive their users (CUPTI's, a candidate's) stay mapped; a library already
 // in the process is found without loading it again.
 TEST(DynamicLibrary, ProcessLifetimeAndAlreadyLoaded) {

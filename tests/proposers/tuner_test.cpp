@@ -40,13 +40,23 @@ ProposalRequest request_with(EvaluationOutcome outcome, std::uint64_t seed = 1) 
     return r;
 }
 
-EvaluationOutcome with_finding(const std::string& tool, const std::string& message, double severity = 0.5) {
+// A correct node whose profile found one problem: its typed remedies are what the tuner reads; the
+// prose is deliberately unrelated to them.
+EvaluationOutcome with_finding(const std::string& tool, std::vector<kp::analysis::Remedy> remedies, double gain = 0.5,
+                               const std::string& summary = "reworded: nothing here names the problem") {
     EvaluationOutcome o;
     o.status = StatusClass::ok;
     o.median_seconds = 1e-3;
-    o.findings.push_back(Finding{tool, severity, message, nlohmann::json::object()});
+    Finding f;
+    f.tool = tool;
+    f.estimated_gain = gain;
+    f.summary = summary;
+    f.remedies = std::move(remedies);
+    o.findings.push_back(std::move(f));
     return o;
 }
+
+using kp::analysis::Rewrite;
 
 std::string first_move(const EvaluationOutcome& o, std::uint64_t seed = 1) {
     TunerProposer tuner;
@@ -99,12 +109,12 @@ TEST(ParameterSpace, StepSkipsConstraintViolations) {
 }
 
 TEST(Tuner, NarrowLoadsMoveVectorWidthUp) {
-    auto r = first_move(with_finding("narrow_loads", "global loads are 32-bit; vectorize to 128-bit"));
+    auto r = first_move(with_finding("narrow_global_access", kp::analysis::wider_accesses(Rewrite::vectorize_accesses)));
     EXPECT_EQ(r.rfind("VEC 2->4", 0), 0u) << r;
 }
 
 TEST(Tuner, SpillsMoveWorkPerThreadDown) {
-    auto r = first_move(with_finding("register_spills", "48 bytes spilled to local memory"));
+    auto r = first_move(with_finding("register_spills", kp::analysis::fewer_registers()));
     EXPECT_EQ(r.rfind("UNROLL 2->1", 0), 0u) << r;
 }
 
@@ -122,13 +132,13 @@ TEST(Tuner, RegisterLimitedOccupancyRaisesMinBlocks) {
     o.details["compiler"] = compiler_facts_to_json({168, 0, 0});
     auto r = first_move(o);
     EXPECT_EQ(r.rfind("MINB 1->2", 0), 0u) << r;
-    auto f = first_move(with_finding("occupancy_limiter", "occupancy is register-limited to 25%"));
+    auto f = first_move(with_finding("occupancy_limit", kp::analysis::more_occupancy(Rewrite::reduce_register_pressure)));
     EXPECT_EQ(f.rfind("MINB 1->2", 0), 0u) << f;
 }
 
 TEST(Tuner, TailEffectLowersWorkPerBlock) {
     TunerProposer tuner;
-    auto batch = tuner.propose(request_with(with_finding("tail_effect", "the last wave runs 12% of the SMs")));
+    auto batch = tuner.propose(request_with(with_finding("small_grid_tail", kp::analysis::finer_grid(Rewrite::whole_waves))));
     ASSERT_TRUE(batch.ok());
     ASSERT_GE(batch->proposals.size(), 3u);
     std::set<std::string> firsts;
@@ -182,7 +192,7 @@ TEST(Tuner, DeterministicForASeedAndNeverRepeats) {
 }
 
 TEST(Tuner, SkipsLineagePoints) {
-    auto o = with_finding("narrow_loads", "vectorize");
+    auto o = with_finding("narrow_global_access", kp::analysis::wider_accesses(Rewrite::vectorize_accesses));
     auto req = request_with(o);
     NodeView parent;
     parent.candidate.source = kSource;
@@ -233,6 +243,42 @@ TEST(Baselines, RandomIsSeededAndValid) {
     };
     EXPECT_EQ(draw(3), draw(3));
     EXPECT_EQ(draw(3).size(), 5u);
+}
+
+// Decisions read typed fields, not prose: a finding whose words say "spill", "tail" and "latency"
+// but whose remedies widen accesses moves VEC up; the same words without remedies move nothing.
+TEST(Tuner, ReactsToTypedRemediesNotToTheProse) {
+    const std::string misleading = "registers spill to local memory; the tail wave hides latency";
+    auto r = first_move(with_finding("narrow_global_access", kp::analysis::wider_accesses(Rewrite::vectorize_accesses), 0.5, misleading));
+    EXPECT_EQ(r.rfind("VEC 2->4", 0), 0u) << r;
+    EXPECT_NE(r.find("narrow_global_access"), std::string::npos) << r;  // the reason is the tool id
+    EXPECT_TRUE(diagnose(with_finding("register_spills", {kp::analysis::rewrite_only(Rewrite::reduce_register_pressure)}, 0.5, misleading)).empty());
+    EXPECT_TRUE(diagnose(with_finding("register_spills", {}, 0.5, misleading)).empty());
+}
+
+// The tuner weighs each remedy by its strength and the finding's gain: a stronger finding wins.
+TEST(Tuner, StrongerFindingWins) {
+    auto o = with_finding("register_spills", kp::analysis::fewer_registers(), 0.05);
+    auto wide = with_finding("narrow_global_access", kp::analysis::wider_accesses(Rewrite::vectorize_accesses), 0.6);
+    o.findings.push_back(wide.findings.front());
+    EXPECT_EQ(first_move(o).rfind("VEC 2->4", 0), 0u) << first_move(o);
+}
+
+// What the store keeps and a resumed run reads back: the findings with their remedies; records
+// written before remedies existed still read (and move nothing).
+TEST(Tuner, StoredOutcomeKeepsTheRemedies) {
+    auto o = with_finding("narrow_global_access", kp::analysis::wider_accesses(Rewrite::vectorize_accesses));
+    auto back = outcome_from_json(outcome_to_json(o).dump());
+    ASSERT_TRUE(back) << back.error().message;
+    ASSERT_EQ(back->findings.size(), 1u);
+    EXPECT_EQ(back->findings[0].remedies.size(), o.findings[0].remedies.size());
+    EXPECT_EQ(first_move(*back), first_move(o));
+    auto old = outcome_from_json(R"({"status": "ok", "findings": [{"tool": "uncoalesced_access", "severity": 0.5,
+                                     "message": "loads are uncoalesced", "data": {}}]})");
+    ASSERT_TRUE(old) << old.error().message;
+    ASSERT_EQ(old->findings.size(), 1u);
+    EXPECT_EQ(old->findings[0].tool, "uncoalesced_access");
+    EXPECT_TRUE(diagnose(*old).empty());
 }
 
 }  // namespace

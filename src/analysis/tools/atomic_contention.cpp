@@ -56,6 +56,7 @@ public:
         for (auto& e : ctx.sass_evidence(is_atomic, 1)) f.evidence.push_back(std::move(e));
         f.summary = "global atomics contend on a few addresses: one L2 slice serializes them while the rest idle" +
                     std::string(atomics > 0 ? " (" + format_number(atomics) + " atomic requests)" : "");
+        f.remedies = {rewrite_only(Rewrite::privatize_atomics)};
         f.guidance = "Privatize the accumulation: combine per block in shared memory (shared atomics or a block reduction) and issue one "
                      "global atomic per bin per block, or aggregate within the warp first (__match_any_sync / __reduce_add_sync).";
         return f;

@@ -30,6 +30,7 @@ public:
         std::string where = ctx.first_source_line(is_bar);
         f.summary = "warps spend " + format_percent(*share) + " of their stall time waiting at block barriers" +
                     (where.empty() ? "" : " (" + where + ")");
+        f.remedies = {rewrite_only(Rewrite::more_work_per_barrier)};
         f.guidance = "Do more work between __syncthreads (larger tiles per barrier), double-buffer shared memory so loads of the next tile "
                      "overlap compute, or use smaller blocks so fewer warps wait on the slowest.";
         return f;

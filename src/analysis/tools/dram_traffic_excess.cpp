@@ -50,6 +50,7 @@ public:
             f.evidence.push_back(text_evidence(Evidence::Kind::metric, "explained by uncoalesced/spill traffic", format_bytes(explained)));
         f.summary = "DRAM moves " + format_bytes(r.dram_bytes) + ", " + format_number(ratio) + "x the " + format_bytes(*task.min_bytes) +
                     " the task needs; " + format_percent(share) + " of it is re-fetched data";
+        f.remedies = {rewrite_only(Rewrite::reuse_on_chip)};
         f.guidance = "Load each input once per block and reuse it from shared memory or registers (tiling), fuse consecutive passes "
                      "over the same data, and keep intermediates on chip instead of writing and re-reading them.";
         return f;

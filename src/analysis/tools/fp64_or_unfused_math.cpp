@@ -48,6 +48,7 @@ public:
             f.summary = "FP64 math is " + format_percent(fp64_share) + " of floating-point work" +
                         (dfma ? " (" + std::to_string(dfma) + " DFMA/DADD/DMUL in SASS)" : std::string()) +
                         (where.empty() ? "" : " at " + where) + "; FP64 runs at half the FP32 rate";
+            f.remedies = {rewrite_only(Rewrite::use_fp32)};
             f.guidance = "Compute in float: declare the temporaries float and write constants with an f suffix (1.0000001f) so nothing "
                          "promotes to double; keep double only where the accuracy test needs it.";
             return f;
@@ -64,6 +65,7 @@ public:
         f.evidence.push_back(metric_evidence("FADD+FMUL share of FP32 instructions", unfused_share));
         f.evidence.push_back(metric_evidence("FMA pipe utilization", pipe));
         f.summary = format_percent(unfused_share) + " of FP32 instructions are separate FADD/FMUL that could be fused";
+        f.remedies = {rewrite_only(Rewrite::fuse_multiply_add)};
         f.guidance = "Write a*b+c forms the compiler can fuse (fmaf, no -fmad=false, avoid splitting the product and sum across "
                      "volatile or separately rounded temporaries).";
         return f;

@@ -46,6 +46,7 @@ public:
         f.evidence.push_back(metric_evidence("DRAM reads / footprint", refetch));
         f.summary = "data is requested " + format_number(reuse) + "x its footprint but only " + format_percent(hit_rate) +
                     " of L2 reads hit, so DRAM reads are " + format_number(refetch) + "x the footprint";
+        f.remedies = {rewrite_only(Rewrite::improve_l2_locality)};
         f.guidance = "Order blocks so those sharing inputs run together (tile rasterization / swizzled block index), shrink the working set "
                      "per wave below the 60 MB L2, or pin the reused buffer with an L2 access-policy window.";
         return f;

@@ -40,6 +40,7 @@ public:
         if (int syncs = timeline->host_synchronizations_per_call(); syncs > 0) f.evidence.push_back(metric_evidence("host synchronizations", syncs));
         f.summary = std::to_string(launches) + " kernel launches leave the GPU idle " + format_percent(idle) + " of the time (median kernel " +
                     format_number(median_kernel * 1e6) + " us)";
+        f.remedies = {rewrite_only(Rewrite::fuse_kernels)};
         f.guidance = "Fuse the small kernels into one (or capture the sequence in a CUDA Graph) and remove host synchronizations and "
                      "copies between launches.";
         return f;

@@ -60,6 +60,7 @@ public:
         }
         f.summary = "warps spend " + format_percent(*share) + " of their time waiting for global/local loads while memory runs at only " +
                     format_percent(memory_sol) + " of peak: too little data in flight";
+        f.remedies = more_in_flight(Rewrite::more_loads_in_flight);
         f.guidance = "Issue independent loads earlier and together (unroll so each thread has several loads in flight, prefetch the next "
                      "iteration's data, or use cp.async) and make sure enough warps are resident.";
         return f;

@@ -67,6 +67,7 @@ public:
         f.evidence.push_back(metric_evidence(busiest_metric, utilization * 100));
         if (auto throttle = ctx.stall_share("math_pipe_throttle")) f.evidence.push_back(metric_evidence("math-pipe-throttle share of stalls", *throttle));
         f.summary = std::string("the ") + busiest + " pipe is saturated at " + format_percent(utilization) + " of its peak";
+        f.remedies = {rewrite_only(pipe == "FP64" ? Rewrite::use_fp32 : pipe == "LSU" ? Rewrite::vectorize_accesses : Rewrite::cut_pipe_work)};
         if (pipe == "FMA")
             f.guidance = "Cut FP32 instructions (hoist loop invariants, precompute reciprocals, reuse partial products) or move "
                          "matrix-shaped work to tensor cores.";

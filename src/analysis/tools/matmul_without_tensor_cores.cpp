@@ -64,6 +64,7 @@ public:
         std::string where = ctx.first_source_line(is_ffma);
         f.summary = "GEMM-like work (" + format_number(intensity) + " FLOP/B) runs on FFMA at " + format_percent(r.fp32_sol) +
                     " of FP32 peak with no tensor-core instructions" + (where.empty() ? "" : " (inner loop at " + where + ")");
+        f.remedies = {rewrite_only(Rewrite::use_tensor_cores)};
         f.guidance = "Tile the product through shared memory and compute it on tensor cores (wmma or mma.sync with TF32/BF16 inputs and "
                      "FP32 accumulation, or a CUTLASS/CuTe WGMMA kernel on sm_90a).";
         return f;

@@ -44,6 +44,9 @@ public:
         std::string where = ctx.first_source_line(is_narrow);
         f.summary = "global memory is accessed " + format_percent(narrow) + " with 32-bit or narrower instructions while memory runs at " +
                     format_percent(ctx.roofline().memory_sol) + " of peak" + (where.empty() ? "" : " (at " + where + ")");
+        // Wider accesses keep more bytes in flight per thread: both sets point the same way.
+        f.remedies = wider_accesses(Rewrite::vectorize_accesses);
+        for (auto& r : more_in_flight(Rewrite::vectorize_accesses)) f.remedies.push_back(r);
         f.guidance = "Load and store 16 bytes per thread (float4/int4 via reinterpret_cast on 16-byte-aligned pointers, with a scalar "
                      "tail loop) so each thread keeps more bytes in flight.";
         return f;

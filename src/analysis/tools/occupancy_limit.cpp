@@ -58,6 +58,9 @@ public:
                 if (auto blocks = info->blocks_limit(resource))
                     f.evidence.push_back(metric_evidence("blocks per SM allowed by " + gpu::to_string(resource), *blocks));
             f.evidence.push_back(metric_evidence("launch__registers_per_thread", info->registers_per_thread));
+            f.remedies = more_occupancy(limiter == "registers"       ? Rewrite::reduce_register_pressure
+                                        : limiter == "shared_memory" ? Rewrite::reduce_shared_memory
+                                                                     : Rewrite::resize_blocks);
             if (limiter == "registers")
                 f.guidance = "Cut registers per thread (fewer live values, __launch_bounds__ with a min-blocks hint) so more blocks fit per SM.";
             else if (limiter == "shared_memory")
@@ -77,6 +80,7 @@ public:
                     ": warps finish unevenly or blocks launch too slowly";
         f.evidence.push_back(metric_evidence("sm__warps_active.avg.pct_of_peak_sustained_active", achieved * 100));
         f.evidence.push_back(metric_evidence("theoretical occupancy %", theoretical * 100));
+        f.remedies = more_occupancy(Rewrite::balance_work);
         f.guidance = "Balance work across blocks (grid-stride loops over equal chunks) and avoid a few long-running blocks at the end.";
         return f;
     }

@@ -60,6 +60,7 @@ public:
         f.summary = "registers spill to local memory (" + regs + " registers per thread" +
                     (ptxas ? ", " + std::to_string(ptxas->spill_store_bytes) + " B spilled" : std::string()) +
                     "); local traffic competes with the kernel's real loads";
+        f.remedies = fewer_registers();
         f.guidance = "Give the kernel more registers (a smaller minBlocksPerMultiprocessor in __launch_bounds__, no -maxrregcount) "
                      "or keep fewer values live: avoid fully unrolled per-thread arrays and dynamic indexing into them.";
         return f;

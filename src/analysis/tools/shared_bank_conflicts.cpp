@@ -63,6 +63,7 @@ public:
         f.summary = std::string("shared-memory ") + (loads_worse ? "loads" : "stores") + " are " + format_number(ways) +
                     "-way bank conflicted: " + format_percent(share) + " of shared wavefronts are replays" +
                     (where.empty() ? "" : " (at " + where + ")");
+        f.remedies = {rewrite_only(Rewrite::remove_bank_conflicts)};
         f.guidance = "Give each lane of a warp a different bank: pad the shared array's inner dimension by one element "
                      "(e.g. tile[32][33] instead of tile[32][32]) or XOR-swizzle the column index.";
         return f;

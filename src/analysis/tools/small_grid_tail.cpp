@@ -35,6 +35,7 @@ public:
             f.estimated_gain = (sms - *grid) / sms;
             f.summary = "the grid has " + format_number(*grid) + " blocks of " + format_number(block) + " threads for " + format_number(sms) +
                         " SMs: " + format_percent(f.estimated_gain) + " of the GPU stays idle";
+            f.remedies = finer_grid(Rewrite::fill_the_gpu);
             f.guidance = "Launch at least one block per SM (several per SM to hide latency): split the work finer, e.g. more, smaller "
                          "blocks or a split-K / per-row decomposition.";
             return f;
@@ -47,6 +48,7 @@ public:
         f.estimated_gain = (1.0 - partial) / total_waves;
         f.summary = "the grid runs " + format_number(*waves) + " waves; the last wave fills only " + format_percent(partial) +
                     " of the SMs (tail effect)";
+        f.remedies = finer_grid(Rewrite::whole_waves);
         f.guidance = "Size the grid to a whole number of waves (a multiple of SMs x resident blocks per SM) or use a persistent grid-stride "
                      "loop with exactly that many blocks.";
         return f;

@@ -79,6 +79,7 @@ public:
         f.summary = std::string("uncoalesced global ") + (loads_worse ? "loads" : "stores") + ": each 32-byte sector delivers only " +
                     format_number(bps) + " useful bytes, " + format_percent(share) + " of global sectors are wasted" +
                     (where.empty() ? "" : " (at " + where + ")");
+        f.remedies = wider_accesses(Rewrite::coalesce_accesses);
         f.guidance = "Make consecutive threads of a warp access consecutive addresses: index with threadIdx.x in the fastest-varying "
                      "dimension, or load a tile coalesced into shared memory and read it in the scattered order from there.";
         return f;

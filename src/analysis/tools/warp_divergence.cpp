@@ -43,6 +43,7 @@ public:
                 }
         }
         f.summary = "only " + format_number(active) + " of 32 threads are active per instruction on average (warp divergence)";
+        f.remedies = {rewrite_only(Rewrite::uniform_branches)};
         f.guidance = "Make branch conditions uniform per warp (sort or bin the work so neighbouring threads take the same path) or "
                      "replace short divergent branches with arithmetic selects.";
         return f;

@@ -6,19 +6,6 @@
 
 namespace kp::search {
 
-const char* parameter_role_name(ParameterRole role) {
-    switch (role) {
-        case ParameterRole::vector_width: return "vector_width";
-        case ParameterRole::work_per_thread: return "work_per_thread";
-        case ParameterRole::block_size: return "block_size";
-        case ParameterRole::min_blocks: return "min_blocks";
-        case ParameterRole::grid_size: return "grid_size";
-        case ParameterRole::pipeline_depth: return "pipeline_depth";
-        case ParameterRole::other: return "other";
-    }
-    return "other";
-}
-
 ParameterRole role_of(const std::string& name) {
     std::string n;
     for (char c : name) n.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));

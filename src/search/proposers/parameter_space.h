@@ -8,23 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "analysis/remedy.h"
 #include "build/tunables.h"
 #include "common/result.h"
 #include "search/candidate.h"
 
 namespace kp::search {
 
-// What a parameter controls, guessed from its name (the tuner's moves are phrased in roles).
-enum class ParameterRole {
-    vector_width,     // VEC: elements per load
-    work_per_thread,  // UNROLL, ROWS, ITEMS, ...: independent work items per thread
-    block_size,       // BLOCK, BX, BY, BM, BN, TILE, THREADS: threads or tile per block
-    min_blocks,       // MINB: __launch_bounds__ min blocks per SM (caps registers)
-    grid_size,        // GRID: blocks launched (persistent kernels)
-    pipeline_depth,   // STAGES
-    other,
-};
-const char* parameter_role_name(ParameterRole role);
+// What a parameter controls (the findings' remedies and the tuner's moves are phrased in roles),
+// guessed from its name.
+using analysis::ParameterRole;
+using analysis::parameter_role_name;
 ParameterRole role_of(const std::string& parameter_name);
 
 // The full point a node sits on: its explicit params, else the source's `#define NAME value`

@@ -1,7 +1,6 @@
 #include "search/proposers/tuner_proposer.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -16,51 +15,14 @@ namespace kp::search {
 
 namespace {
 
-std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-bool contains_any(const std::string& text, std::initializer_list<const char*> words) {
-    for (const char* w : words)
-        if (text.find(w) != std::string::npos) return true;
-    return false;
-}
-
 void add(std::vector<MoveHint>& hints, ParameterRole role, int direction, double weight, const std::string& reason) {
     hints.push_back({role, direction, weight, reason});
 }
 
-void spill_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
-    add(h, ParameterRole::work_per_thread, -1, 1.0 * w, why);
-    add(h, ParameterRole::min_blocks, -1, 0.8 * w, why);
-    add(h, ParameterRole::block_size, -1, 0.5 * w, why);
-    add(h, ParameterRole::pipeline_depth, -1, 0.5 * w, why);
-    add(h, ParameterRole::vector_width, -1, 0.2 * w, why);
-}
-
-void occupancy_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
-    add(h, ParameterRole::min_blocks, +1, 1.0 * w, why);
-    add(h, ParameterRole::block_size, -1, 0.4 * w, why);
-    add(h, ParameterRole::work_per_thread, -1, 0.4 * w, why);
-}
-
-void tail_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
-    add(h, ParameterRole::work_per_thread, -1, 1.0 * w, why);
-    add(h, ParameterRole::grid_size, +1, 0.8 * w, why);
-    add(h, ParameterRole::block_size, -1, 0.6 * w, why);
-}
-
-void narrow_load_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
-    add(h, ParameterRole::vector_width, +1, 1.0 * w, why);
-    add(h, ParameterRole::work_per_thread, +1, 0.3 * w, why);
-}
-
-void latency_hints(std::vector<MoveHint>& h, double w, const std::string& why) {
-    add(h, ParameterRole::work_per_thread, +1, 0.6 * w, why);
-    add(h, ParameterRole::vector_width, +1, 0.5 * w, why);
-    add(h, ParameterRole::grid_size, +1, 0.3 * w, why);
-    add(h, ParameterRole::pipeline_depth, +1, 0.3 * w, why);
+// The parameter moves of a set of remedies, each weighted by how strongly it points and by `weight`.
+void add_remedies(std::vector<MoveHint>& hints, const std::vector<analysis::Remedy>& remedies, double weight, const std::string& reason) {
+    for (const auto& r : remedies)
+        if (r.moves_a_parameter()) add(hints, r.role, r.direction, weight * r.strength, reason);
 }
 
 }  // namespace
@@ -71,38 +33,29 @@ nlohmann::json compiler_facts_to_json(const CompilerFacts& facts) {
 
 std::vector<MoveHint> diagnose(const EvaluationOutcome& outcome) {
     std::vector<MoveHint> hints;
-    // 1. Micro-profiling findings, by tool name and message.
-    for (const auto& f : outcome.findings) {
-        std::string text = lower(f.tool + " " + f.message);
-        double w = 0.5 + std::clamp(f.severity, 0.0, 2.0);
-        std::string why = f.tool.empty() ? f.message : f.tool;
-        if (contains_any(text, {"spill", "local memory"})) spill_hints(hints, w, why);
-        else if (contains_any(text, {"occupancy", "register-limited", "register limited", "registers per thread"}))
-            occupancy_hints(hints, w, why);
-        if (contains_any(text, {"narrow", "uncoalesced", "coalesc", "vectoriz", "load width", "sector", "32-bit load"}))
-            narrow_load_hints(hints, w, why);
-        if (contains_any(text, {"tail", "wave", "small grid", "grid too small", "few blocks", "parallelism"}))
-            tail_hints(hints, w, why);
-        if (contains_any(text, {"latency", "stall_long_scoreboard", "long scoreboard", "bytes in flight", "memory-level"}))
-            latency_hints(hints, w, why);
-    }
+    using analysis::Rewrite;
+    // 1. Micro-profiling findings: the parameter moves of their typed remedies, weighted by the
+    //    estimated gain. Their prose is never read: rewording a message changes nothing here.
+    for (const auto& f : outcome.findings)
+        add_remedies(hints, f.remedies, 0.5 + std::clamp(f.estimated_gain, 0.0, 2.0), f.tool.empty() ? "finding" : f.tool);
     // 2. Compiler facts (no GPU needed).
     if (outcome.details.is_object() && outcome.details.contains("compiler")) {
         const auto& c = outcome.details["compiler"];
         long spills = c.value("spill_bytes", 0L);
         int registers = c.value("registers", 0);
-        if (spills > 0) spill_hints(hints, 1.0, fmt::format("ptxas: {} bytes of register spills", spills));
+        if (spills > 0) add_remedies(hints, analysis::fewer_registers(), 1.0, fmt::format("ptxas: {} bytes of register spills", spills));
         else if (registers > 64)
-            occupancy_hints(hints, std::min(1.0, (registers - 64) / 64.0 + 0.3),
-                            fmt::format("ptxas: {} registers per thread limit occupancy", registers));
+            add_remedies(hints, analysis::more_occupancy(Rewrite::reduce_register_pressure), std::min(1.0, (registers - 64) / 64.0 + 0.3),
+                         fmt::format("ptxas: {} registers per thread limit occupancy", registers));
     }
     // 3. Roofline class, weakly, when nothing sharper was said.
     if (hints.empty() && outcome.correct()) {
         double fraction = outcome.roofline_fraction.value_or(0.0);
-        std::string cls = lower(outcome.roofline_class);
+        const std::string& cls = outcome.roofline_class;
+        const auto in_flight = analysis::more_in_flight(Rewrite::more_loads_in_flight);
         if (cls.find("memory") != std::string::npos && fraction < 0.7)
-            latency_hints(hints, 0.4, fmt::format("memory bound at {:.0f}% of the floor", 100 * fraction));
-        else if (cls.find("latency") != std::string::npos) latency_hints(hints, 0.5, "latency bound");
+            add_remedies(hints, in_flight, 0.4, fmt::format("memory bound at {:.0f}% of the floor", 100 * fraction));
+        else if (cls.find("latency") != std::string::npos) add_remedies(hints, in_flight, 0.5, "latency bound");
         else if (cls.find("compute") != std::string::npos) {
             add(hints, ParameterRole::block_size, +1, 0.3, "compute bound: bigger tiles");
             add(hints, ParameterRole::pipeline_depth, +1, 0.3, "compute bound: deeper pipeline");

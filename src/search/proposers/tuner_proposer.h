@@ -1,13 +1,15 @@
 // The built-in profile-guided tuner: parameter moves (a step to the neighbouring value of one
-// kp:tune parameter) ranked by what the node's diagnosis points to:
-//   narrow / uncoalesced loads            -> VEC up
+// kp:tune parameter) ranked by what the node's diagnosis points to. The diagnosis is the typed
+// remedies of the evaluation's findings (analysis/remedy.h: which parameter role to move, which
+// way, how strongly), weighted by each finding's gain, when a profiler produced them, e.g.
+//   narrow / uncoalesced accesses         -> VEC up
 //   register spills                       -> UNROLL, BLOCK, MINB, STAGES down
 //   register-limited occupancy            -> MINB up, BLOCK / UNROLL down
-//   small grid / tail effect / few waves  -> less work per block, GRID up
-//   latency-bound memory kernel           -> more bytes in flight (UNROLL, VEC up)
-// The diagnosis comes from the evaluation's findings when a profiler produced them, else from
-// cheap compiler facts (outcome.details["compiler"]: registers, spill bytes from ptxas -v), else
-// from the roofline class; with nothing at all it explores with a seeded RNG. Lessons of the run
+//   small grid / tail effect              -> less work per block, GRID up
+//   long-scoreboard latency               -> more bytes in flight (UNROLL, VEC up)
+// else cheap compiler facts (outcome.details["compiler"]: registers, spill bytes from ptxas -v,
+// with the same remedy sets), else the roofline class; with nothing at all it explores with a
+// seeded RNG. A finding's prose is never read. Lessons of the run
 // (search memory) push the ranking towards moves that paid off. Deterministic for a seed.
 #pragma once
 
