@@ -47,6 +47,16 @@ std::string format_bytes(double bytes) {
     return buffer;
 }
 
+Finding make_finding(std::string tool, double estimated_gain, std::string summary, std::vector<Remedy> remedies) {
+    Finding f;
+    f.tool = std::move(tool);
+    f.estimated_gain = estimated_gain;
+    f.severity = severity_for_gain(estimated_gain);
+    f.summary = std::move(summary);
+    f.remedies = std::move(remedies);
+    return f;
+}
+
 Evidence metric_evidence(std::string name, double value) {
     return Evidence{Evidence::Kind::metric, std::move(name), format_number(value)};
 }

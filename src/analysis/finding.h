@@ -34,6 +34,9 @@ struct Finding {
     std::vector<Remedy> remedies;  // what to change; the tuner and the prompts read these, not the prose
 };
 
+// A finding built by hand (tests, synthetic searches): the rest stays empty.
+Finding make_finding(std::string tool, double estimated_gain, std::string summary, std::vector<Remedy> remedies = {});
+
 // Helpers that format evidence the same way everywhere.
 Evidence metric_evidence(std::string name, double value);
 Evidence text_evidence(Evidence::Kind kind, std::string name, std::string value);

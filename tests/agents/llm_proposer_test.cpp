@@ -54,8 +54,8 @@ search::ProposalRequest request_for(search::StatusClass status, const std::strin
     e.status = status;
     e.message = message;
     e.roofline_class = "memory_bound";
-    e.findings.push_back({.tool = "narrow_global_access", .estimated_gain = 0.3, .summary = "loads at line 12 are 4 bytes wide",
-                          .remedies = kp::analysis::wider_accesses(kp::analysis::Rewrite::vectorize_accesses)});
+    e.findings.push_back(kp::analysis::make_finding("narrow_global_access", 0.3, "loads at line 12 are 4 bytes wide",
+                                                    kp::analysis::wider_accesses(kp::analysis::Rewrite::vectorize_accesses)));
     r.node.evaluation = e;
     return r;
 }

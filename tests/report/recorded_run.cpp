@@ -56,8 +56,8 @@ public:
         o.roofline_fraction = fraction;
         o.speedup = 0.45e-3 / *o.median_seconds;
         o.roofline_class = "memory_bound";
-        o.findings = {{.tool = "narrow_global_access", .estimated_gain = 0.4 * (1 - fraction), .summary = "loads are narrower than 16 bytes"},
-                      {.tool = "small_grid_tail", .estimated_gain = 0.05, .summary = "the last wave is partial"}};
+        o.findings = {analysis::make_finding("narrow_global_access", 0.4 * (1 - fraction), "loads are narrower than 16 bytes"),
+                      analysis::make_finding("small_grid_tail", 0.05, "the last wave is partial")};
         double flops = model_["flops"].get<double>(), bytes = model_["bytes"].get<double>() * (1.05 + 0.1 * u);
         o.profiles["diagnosis"] = {
             {"kernel", "gelu"},

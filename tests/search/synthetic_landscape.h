@@ -29,7 +29,7 @@ inline EvaluationOutcome correct_outcome(double speedup, std::optional<double> r
     outcome.speedup = speedup;
     outcome.roofline_fraction = roofline_fraction;
     outcome.roofline_class = "memory_bound";
-    outcome.findings.push_back({.tool = "uncoalesced_access", .estimated_gain = 0.5, .summary = "loads are uncoalesced"});
+    outcome.findings.push_back(analysis::make_finding("uncoalesced_access", 0.5, "loads are uncoalesced"));
     outcome.findings_summary = "loads are uncoalesced";
     return outcome;
 }
