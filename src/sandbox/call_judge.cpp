@@ -152,12 +152,17 @@ Ruling violation(const std::string& call_text, const std::string& why, int error
 }
 
 // The same call from a thread that predates the sandbox: answered the same way, only noted.
-Ruling noted(Ruling ruling, const char* outcome) {
+Ruling noted(Ruling ruling, const char* outcome, const char* who = "a thread from before the sandbox") {
     ruling.violation = false;
     ruling.note = true;
     auto at = ruling.message.find(" denied: ");
-    if (at != std::string::npos) ruling.message.replace(at, 9, std::string(" ") + outcome + " (a thread from before the sandbox): ");
+    if (at != std::string::npos) ruling.message.replace(at, 9, std::string(" ") + outcome + " (" + who + "): ");
     return ruling;
+}
+
+// Device nodes the NVIDIA driver manages: /dev/nvidia* and the /dev/char/MAJOR:MINOR links.
+bool drivers_device_node(const std::string& path) {
+    return path.rfind("/dev/nvidia", 0) == 0 || path.rfind("/dev/char/", 0) == 0;
 }
 
 }  // namespace
@@ -185,8 +190,13 @@ Ruling judge_system_call(const SystemCall& call, const FilesystemPolicy& policy,
         std::string call_text = info.name + "(" + in_quotes(resolved->path) + ", " + (writes ? "write" : "read") + ")";
         if (resolved->other_process)
             return violation(call_text, "the /proc entry of another process", EACCES, call, view);
-        if (writes && !policy.may_write(resolved->path))
-            return violation(call_text, "only the scratch folder is writable", EACCES, call, view);
+        if (writes && !policy.may_write(resolved->path)) {
+            Ruling denied = violation(call_text, "only the scratch folder is writable", EACCES, call, view);
+            // The driver and CUPTI tidy their own device nodes (CUPTI's range profiler unlinks
+            // /dev/char/195:N on the H200, from the main thread): still refused, and they carry
+            // on without it, but it is not the candidate's doing, so it is only noted.
+            return drivers_device_node(resolved->path) ? noted(denied, "denied", "the driver's device nodes") : denied;
+        }
         // Threads CUDA or the reference started before the sandbox are trusted code outside
         // Landlock: their reads pass; everything else reads only what the policy lists.
         const bool nothing_there = resolved->path.rfind("/proc/", 0) != 0 && !view.exists(resolved->path);

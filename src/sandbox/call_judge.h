@@ -57,7 +57,7 @@ struct Ruling {
     bool allow = false;   // let the kernel run it (Landlock still applies)
     int error = 0;        // errno to answer when not allowed
     bool violation = false;  // ends the evaluation
-    bool note = false;       // worth reporting, not a violation (a thread from before the sandbox)
+    bool note = false;       // worth reporting, not a violation (a thread from before the sandbox, the driver's device nodes)
     std::string message;  // "sandbox: execve(\"/bin/sh\") denied: ..."
 };
 

@@ -132,3 +132,16 @@ TEST_F(Judge, TheOtherPathCallsAndOpenat2) {
     EXPECT_TRUE(call(SYS_openat2, {static_cast<uint64_t>(AT_FDCWD), 500, 901, 24, 0, 0}).allow);      // open_how: read
     EXPECT_TRUE(call(SYS_openat2, {static_cast<uint64_t>(AT_FDCWD), 500, 900, 24, 0, 0}).violation);  // open_how: create
 }
+
+TEST_F(Judge, TheDriversDeviceNodesAreRefusedButOnlyNoted) {
+    // What CUPTI's range profiler does from the main thread on the H200.
+    view.strings[600] = "/dev/char/195:0";
+    auto r = call(SYS_unlinkat, {static_cast<uint64_t>(AT_FDCWD), 600, 0, 0, 0, 0});
+    EXPECT_FALSE(r.allow);
+    EXPECT_FALSE(r.violation);
+    EXPECT_TRUE(r.note);
+    EXPECT_EQ(r.error, EACCES);
+    EXPECT_NE(r.message.find("unlinkat(\"/dev/char/195:0\", write) denied (the driver's device nodes)"), std::string::npos) << r.message;
+    EXPECT_TRUE(open_at("/dev/nvidia-uvm-new", O_WRONLY | O_CREAT).note);
+    EXPECT_TRUE(open_at("/dev/shm/x", O_WRONLY | O_CREAT).violation);  // other device folders stay violations
+}
