@@ -5,6 +5,9 @@
 
 #include <toml++/toml.h>
 
+#include "task/task_sections.h"
+#include "task/toml_checks.h"
+
 namespace kp {
 
 namespace fs = std::filesystem;
@@ -51,6 +54,15 @@ int64_t TaskSpec::total_output_bytes() const {
     return n;
 }
 
+bool TaskSpec::has_flag(const std::string& flag) const {
+    return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+const std::vector<std::string>& known_task_flags() {
+    static const std::vector<std::string> flags{"degenerate"};
+    return flags;
+}
+
 const std::vector<std::pair<std::string, std::string>>& allowed_libraries() {
     static const std::vector<std::pair<std::string, std::string>> libs{
         {"cublas", "-lcublas"}, {"cublasLt", "-lcublasLt"}, {"curand", "-lcurand"}};
@@ -59,50 +71,14 @@ const std::vector<std::pair<std::string, std::string>>& allowed_libraries() {
 
 namespace {
 
-// Collects every validation problem with its line, so the user fixes them all in one go.
-class Problems {
-public:
-    explicit Problems(std::string file) : file_(std::move(file)) {}
-    void add(const toml::source_region& where, const std::string& field, const std::string& what) {
-        std::ostringstream line;
-        line << file_ << ":" << where.begin.line << ": " << field << ": " << what;
-        lines_.push_back(line.str());
-    }
-    void add_at(int64_t line_number, const std::string& field, const std::string& what) {
-        std::ostringstream line;
-        line << file_ << ":" << line_number << ": " << field << ": " << what;
-        lines_.push_back(line.str());
-    }
-    bool empty() const { return lines_.empty(); }
-    std::string joined() const {
-        std::string all;
-        for (const auto& l : lines_) all += (all.empty() ? "" : "\n") + l;
-        return all;
-    }
+using task_toml::as_number;
+using task_toml::check_known_keys;
+using task_toml::Problems;
 
-private:
-    std::string file_;
-    std::vector<std::string> lines_;
-};
-
-std::optional<double> as_number(const toml::node* node) {
-    if (!node) return std::nullopt;
-    if (auto v = node->value<double>()) return *v;  // toml++ converts integers to double here
-    return std::nullopt;
-}
-
-void check_known_keys(const toml::table& table, const std::vector<std::string>& known, const std::string& prefix,
-                      Problems& problems) {
-    for (const auto& [key, node] : table) {
-        bool found = false;
-        for (const auto& k : known) found = found || key.str() == k;
-        if (!found) problems.add(node.source(), prefix + std::string(key.str()), "unknown field");
-    }
-}
-
-Distribution parse_distribution(const toml::node* node, DType dtype, const std::string& field, Problems& problems) {
+Distribution parse_distribution(const toml::node* node, DType dtype, const fs::path& task_dir, const std::string& field,
+                                Problems& problems) {
     Distribution d;
-    if (!dtype_is_floating(dtype)) d = {DistributionKind::Integer, 0, dtype == DType::Bool ? 1.0 : 100.0};
+    if (!dtype_is_floating(dtype)) d = {DistributionKind::Integer, 0, dtype == DType::Bool ? 1.0 : 100.0, {}};
     if (dtype == DType::U8) d.b = 255;
     if (!node) return d;
     const auto* table = node->as_table();
@@ -112,26 +88,33 @@ Distribution parse_distribution(const toml::node* node, DType dtype, const std::
     }
     auto kind = (*table)["kind"].value<std::string>();
     if (!kind) {
-        problems.add(node->source(), field + ".kind", "missing (uniform, normal or integer)");
+        problems.add(node->source(), field + ".kind", "missing (uniform, normal, integer or fixed)");
         return d;
     }
     if (*kind == "uniform") {
         check_known_keys(*table, {"kind", "low", "high"}, field + ".", problems);
         d = {DistributionKind::Uniform, as_number((*table)["low"].node()).value_or(-1.0),
-             as_number((*table)["high"].node()).value_or(1.0)};
+             as_number((*table)["high"].node()).value_or(1.0), {}};
         if (!(d.a < d.b)) problems.add(node->source(), field, "uniform needs low < high");
     } else if (*kind == "normal") {
         check_known_keys(*table, {"kind", "mean", "std"}, field + ".", problems);
         d = {DistributionKind::Normal, as_number((*table)["mean"].node()).value_or(0.0),
-             as_number((*table)["std"].node()).value_or(1.0)};
+             as_number((*table)["std"].node()).value_or(1.0), {}};
         if (!(d.b > 0)) problems.add(node->source(), field, "normal needs std > 0");
     } else if (*kind == "integer") {
         check_known_keys(*table, {"kind", "low", "high"}, field + ".", problems);
         d = {DistributionKind::Integer, as_number((*table)["low"].node()).value_or(0.0),
-             as_number((*table)["high"].node()).value_or(100.0)};
+             as_number((*table)["high"].node()).value_or(100.0), {}};
         if (!(d.a <= d.b)) problems.add(node->source(), field, "integer needs low <= high");
+    } else if (*kind == "fixed") {
+        check_known_keys(*table, {"kind", "file"}, field + ".", problems);
+        auto file = (*table)["file"].value<std::string>();
+        d.kind = DistributionKind::Fixed;
+        if (!file) problems.add(node->source(), field + ".file", "missing (a safetensors file holding the values)");
+        else if (!fs::is_regular_file(task_dir / *file)) problems.add(node->source(), field + ".file", "no such file: " + *file);
+        else d.file = fs::absolute(task_dir / *file);
     } else {
-        problems.add(node->source(), field + ".kind", "unknown distribution '" + *kind + "' (uniform, normal, integer)");
+        problems.add(node->source(), field + ".kind", "unknown distribution '" + *kind + "' (uniform, normal, integer, fixed)");
     }
     if (dtype_is_floating(dtype) && d.kind == DistributionKind::Integer) {
         // allowed: integer-valued floats are a legitimate choice (e.g. exact matmul checks)
@@ -141,16 +124,17 @@ Distribution parse_distribution(const toml::node* node, DType dtype, const std::
     return d;
 }
 
-std::optional<TensorSpec> parse_tensor(const toml::table& table, const std::string& field, bool is_output,
-                                       Problems& problems) {
+std::optional<TensorSpec> parse_tensor(const toml::table& table, const fs::path& task_dir, const std::string& field,
+                                       bool is_output, Problems& problems) {
     std::vector<std::string> known{"name", "dtype", "shape", "stride", "distribution"};
     if (is_output) known.insert(known.end(), {"atol", "rtol"});
     check_known_keys(table, known, field + ".", problems);
     TensorSpec t;
     bool ok = true;
     auto name = table["name"].value<std::string>();
-    if (!name || !std::regex_match(*name, std::regex("[A-Za-z_][A-Za-z0-9_]*"))) {
-        problems.add(table.source(), field + ".name", name ? "must be an identifier" : "missing");
+    // Dots are allowed: a module's parameters keep their state_dict names ("conv.weight").
+    if (!name || !std::regex_match(*name, std::regex("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)*"))) {
+        problems.add(table.source(), field + ".name", name ? "must be an identifier (dots allowed: conv.weight)" : "missing");
         ok = false;
     } else {
         t.name = *name;
@@ -166,9 +150,9 @@ std::optional<TensorSpec> parse_tensor(const toml::table& table, const std::stri
         t.dtype = *dtype;
     }
     const auto* shape = table["shape"].as_array();
-    if (!shape || shape->empty() || shape->size() > 8) {
+    if (!shape || shape->size() > 8) {
         problems.add(shape ? shape->source() : table.source(), field + ".shape",
-                     shape ? "must have 1 to 8 dimensions" : "missing");
+                     shape ? "must have 0 to 8 dimensions ([] is a scalar)" : "missing");
         ok = false;
     } else {
         for (const auto& dim : *shape) {
@@ -196,7 +180,7 @@ std::optional<TensorSpec> parse_tensor(const toml::table& table, const std::stri
             ok = false;
         }
     }
-    if (ok && t.stride.empty()) {
+    if (ok && t.stride.empty() && !t.shape.empty()) {
         t.stride.assign(t.shape.size(), 1);
         for (size_t i = t.shape.size() - 1; i-- > 0;) t.stride[i] = t.stride[i + 1] * t.shape[i + 1];
     }
@@ -211,7 +195,7 @@ std::optional<TensorSpec> parse_tensor(const toml::table& table, const std::stri
             }
         }
     } else if (ok) {
-        t.distribution = parse_distribution(table["distribution"].node(), t.dtype, field + ".distribution", problems);
+        t.distribution = parse_distribution(table["distribution"].node(), t.dtype, task_dir, field + ".distribution", problems);
     }
     if (!ok) return std::nullopt;
     return t;
@@ -234,8 +218,8 @@ Result<TaskSpec> load_task(const fs::path& directory_or_file) {
     TaskSpec task;
     task.toml_path = fs::absolute(file);
     task.directory = task.toml_path.parent_path();
-    check_known_keys(root, {"name", "description", "input", "output", "tolerance", "cost", "reference", "build"}, "",
-                     problems);
+    check_known_keys(root, {"name", "description", "flags", "input", "output", "tolerance", "cost", "reference", "build", "origin"},
+                     "", problems);
 
     auto name = root["name"].value<std::string>();
     if (!name) problems.add_at(1, "name", "missing");
@@ -257,7 +241,7 @@ Result<TaskSpec> load_task(const fs::path& directory_or_file) {
                 problems.add((*array)[i].source(), field, "must be a table");
                 continue;
             }
-            if (auto t = parse_tensor(*table, field, is_output, problems)) into.push_back(*t);
+            if (auto t = parse_tensor(*table, task.directory, field, is_output, problems)) into.push_back(*t);
         }
     };
     parse_list("input", false, task.inputs);
@@ -310,23 +294,30 @@ Result<TaskSpec> load_task(const fs::path& directory_or_file) {
     if (task.cost.bytes_auto) task.cost.bytes = static_cast<double>(task.total_input_bytes() + task.total_output_bytes());
 
     if (const auto* ref = root["reference"].as_table()) {
-        check_known_keys(*ref, {"source", "data"}, "reference.", problems);
+        check_known_keys(*ref, {"source", "data", "pytorch", "forward_inputs", "dtype", "tf32", "seed", "constants"}, "reference.",
+                         problems);
         auto source = (*ref)["source"].value<std::string>();
         auto data = (*ref)["data"].value<std::string>();
-        if (source.has_value() == data.has_value()) {
-            problems.add(ref->source(), "reference", "give exactly one of source = \"file.cu\" or data = \"folder\"");
+        bool pytorch = ref->contains("pytorch");
+        if (int(source.has_value()) + int(data.has_value()) + int(pytorch) != 1) {
+            problems.add(ref->source(), "reference",
+                         "give exactly one of source = \"file.cu\", data = \"folder\" or pytorch = \"problem.py\"");
         } else if (source) {
             fs::path p = task.directory / *source;
             if (!fs::is_regular_file(p)) problems.add((*ref)["source"].node()->source(), "reference.source", "no such file: " + p.string());
             else task.reference.source = p;
-        } else {
+        } else if (data) {
             fs::path p = task.directory / *data;
             if (!fs::is_directory(p)) problems.add((*ref)["data"].node()->source(), "reference.data", "no such folder: " + p.string());
             else task.reference.data_dir = p;
+        } else {
+            task.reference.pytorch = task_toml::parse_pytorch_reference(*ref, task.directory, task.inputs.size(), problems);
         }
     } else {
         problems.add_at(1, "reference", "missing [reference] table");
     }
+    task.flags = task_toml::parse_flags(root["flags"].node(), problems);
+    task.origin = task_toml::parse_origin(root["origin"].node(), problems);
 
     if (const auto* build = root["build"].as_table()) {
         check_known_keys(*build, {"libraries"}, "build.", problems);
@@ -346,9 +337,10 @@ Result<TaskSpec> load_task(const fs::path& directory_or_file) {
 }
 
 nlohmann::json to_json(const TensorSpec& t) {
-    static const char* kinds[] = {"uniform", "normal", "integer"};
+    static const char* kinds[] = {"uniform", "normal", "integer", "fixed"};
     nlohmann::json j{{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"stride", t.stride}};
     j["distribution"] = {{"kind", kinds[static_cast<int>(t.distribution.kind)]}, {"a", t.distribution.a}, {"b", t.distribution.b}};
+    if (t.distribution.kind == DistributionKind::Fixed) j["distribution"]["file"] = t.distribution.file.string();
     if (t.atol) j["atol"] = *t.atol;
     if (t.rtol) j["rtol"] = *t.rtol;
     return j;
@@ -369,7 +361,16 @@ nlohmann::json to_json(const TaskSpec& task) {
     j["cost"] = {{"flops", task.cost.flops}, {"bytes", task.cost.bytes}, {"precision", task.cost.precision}};
     if (task.reference.source) j["reference"] = {{"source", task.reference.source->string()}};
     if (task.reference.data_dir) j["reference"] = {{"data", task.reference.data_dir->string()}};
+    if (const auto& py = task.reference.pytorch)
+        j["reference"] = {{"pytorch", py->source.string()}, {"forward_inputs", py->forward_inputs},
+                          {"dtype", dtype_name(py->dtype)}, {"tf32", py->tf32}, {"seed", py->seed}};
+    if (const auto& py = task.reference.pytorch) {
+        j["reference"]["constants"] = nlohmann::json::array();
+        for (const auto& c : py->constants)
+            j["reference"]["constants"].push_back({{"name", c.name}, {"position", c.position}, {"value", c.value}});
+    }
     j["libraries"] = task.libraries;
+    j["flags"] = task.flags;
     return j;
 }
 

@@ -16,12 +16,15 @@
 
 namespace kp {
 
-enum class DistributionKind { Uniform, Normal, Integer };
+enum class DistributionKind { Uniform, Normal, Integer, Fixed };
 
 struct Distribution {
     DistributionKind kind = DistributionKind::Uniform;
     double a = -1.0;  // uniform: low;  normal: mean; integer: low (inclusive)
     double b = 1.0;   // uniform: high; normal: std;  integer: high (inclusive)
+    // fixed: the same values in every trial and sample (a module's parameters and buffers), read
+    // from this safetensors file under the tensor's name. Absolute once loaded.
+    std::filesystem::path file;
 };
 
 struct TensorSpec {
@@ -51,10 +54,42 @@ struct CostSpec {
     std::string precision = "f32";  // f32 f64 f16 bf16 tf32
 };
 
+// A live PyTorch reference: a module in KernelBench's format, run in the worker by kernelpro's
+// trusted bridge libraries (docs/kernelbench.md). It is also the `eager` baseline.
+struct PytorchReference {
+    std::filesystem::path source;  // the Python file (class Model, get_inputs, get_init_inputs)
+    int forward_inputs = 1;        // the first N task inputs are forward()'s arguments; the rest are
+                                   // the module's parameters and buffers, by state_dict name
+    DType dtype = DType::F32;      // the module is cast to this (KernelBench's precision)
+    bool tf32 = false;             // TF32 allowed in matmuls and cuDNN convolutions
+    int64_t seed = 42;             // torch.manual_seed before get_init_inputs() and Model(...)
+    // Python numbers forward() takes besides the tensors, the same in every draw of get_inputs:
+    // passed by the bridge at `position` among the arguments; a kernel gets only tensors.
+    struct Constant {
+        std::string name;
+        int position = 0;
+        nlohmann::json value;  // a number or a boolean
+    };
+    std::vector<Constant> constants;
+};
+
 struct ReferenceSpec {
     std::optional<std::filesystem::path> source;    // reference kernel in the candidate ABI
     std::optional<std::filesystem::path> data_dir;  // set_*.safetensors with inputs and outputs
+    std::optional<PytorchReference> pytorch;
 };
+
+// Where an imported task came from (kernelpro import): shown in reports, never used to evaluate.
+struct TaskOrigin {
+    std::string benchmark;  // "KernelBench", or "" for a user's own file
+    int level = 0;
+    int problem = 0;
+    std::string file;                // the original file name
+    std::vector<std::string> notes;  // approximations made at import, degenerate findings
+};
+
+// Task flags: "degenerate" = a constant output (all zeros, or a fixed mean) passes the tolerance.
+const std::vector<std::string>& known_task_flags();
 
 struct TaskSpec {
     std::filesystem::path directory;
@@ -67,6 +102,10 @@ struct TaskSpec {
     CostSpec cost;
     ReferenceSpec reference;
     std::vector<std::string> libraries;  // cublas, cublasLt, curand
+    std::vector<std::string> flags;      // known_task_flags()
+    std::optional<TaskOrigin> origin;
+
+    bool has_flag(const std::string& flag) const;
 
     // atol/rtol for one output: per-output override, else task-wide, else the dtype default.
     Tolerance tolerance_for(const TensorSpec& output) const;
