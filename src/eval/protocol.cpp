@@ -2,6 +2,14 @@
 
 namespace kp {
 
+namespace {
+nlohmann::json extra_baselines_json(const std::vector<NamedLibrary>& libraries) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& l : libraries) list.push_back({{"name", l.name}, {"library", l.library}});
+    return list;
+}
+}  // namespace
+
 nlohmann::json to_json(const WorkerRequest& r) {
     const auto& s = r.timing.stopping;
     return {{"protocol", kWorkerProtocol},
@@ -10,6 +18,7 @@ nlohmann::json to_json(const WorkerRequest& r) {
             {"reference_library", r.reference_library},
             {"reference_data_sets", r.reference_data_sets},
             {"baseline_library", r.baseline_library},
+            {"extra_baselines", extra_baselines_json(r.extra_baselines)},
             {"candidate_library", r.candidate_library},
             {"seed", r.seed},
             {"trials", r.trials},
@@ -36,6 +45,8 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
     r.reference_library = j.value("reference_library", "");
     r.reference_data_sets = j.value("reference_data_sets", std::vector<std::string>{});
     r.baseline_library = j.value("baseline_library", "");
+    for (const auto& l : j.value("extra_baselines", nlohmann::json::array()))
+        r.extra_baselines.push_back({l.at("name").get<std::string>(), l.at("library").get<std::string>()});
     r.candidate_library = j.value("candidate_library", "");
     r.seed = j.value("seed", uint64_t{0});
     r.trials = j.value("trials", r.trials);

@@ -36,12 +36,21 @@ struct EvaluationVariant {
     uint64_t layout = 0;            // 0: buffers as cudaMalloc returns them; else shifted per buffer
 };
 
+// A trusted library timed beside the candidate (the PyTorch bridge's `compile` baseline).
+struct NamedLibrary {
+    std::string name;
+    std::string library;
+};
+
 struct WorkerRequest {
     std::string mode = "evaluate";  // evaluate | profile_run | profile_counters | sandbox_check
     nlohmann::json task;            // to_json(TaskSpec)
     std::string reference_library;  // reference kernel, or empty when data sets are given
     std::vector<std::string> reference_data_sets;  // safetensors files with inputs and outputs
     std::string baseline_library;   // empty: the reference is the baseline
+    // Trusted libraries built by kernelpro (reference_library too, when it exports kp_bridge_*),
+    // loaded and configured before the candidate, timed in the same interleaved samples.
+    std::vector<NamedLibrary> extra_baselines;
     std::string candidate_library;
     uint64_t seed = 0;              // chosen by the orchestrator at random; the candidate never sees it
     int trials = 5;

@@ -195,7 +195,7 @@ std::string follow_worker(pid_t pid, int channel_fd, int log_fd, const WorkerOpt
 Result<fs::path> find_worker_executable() { return locate_worker(); }
 
 Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOptions& options) {
-    fs::path executable = options.worker_executable;
+    fs::path executable = options.launcher.empty() ? options.worker_executable : fs::path(options.launcher.front());
     if (executable.empty()) {
         auto found = find_worker_executable();
         if (!found.ok()) return found.error();
@@ -207,11 +207,15 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
     if (::pipe2(in_pipe, O_CLOEXEC) || ::pipe2(log_pipe, O_CLOEXEC) || ::pipe2(channel_pipe, O_CLOEXEC))
         return make_error(std::string("pipe: ") + std::strerror(errno));
     std::string exe = executable.string();
-    std::string fd_text = std::to_string(kChannelFd);
     std::vector<std::string> env_strings = worker_environment();
     std::vector<char*> env;
     for (auto& e : env_strings) env.push_back(e.data());
     env.push_back(nullptr);
+    std::vector<std::string> launch = options.launcher.empty() ? std::vector<std::string>{exe} : options.launcher;
+    launch.insert(launch.end(), {"--channel-fd", std::to_string(kChannelFd)});
+    std::vector<char*> argv;  // built before fork: the child only calls async-signal-safe functions
+    for (auto& part : launch) argv.push_back(part.data());
+    argv.push_back(nullptr);
     auto start = Clock::now();
     pid_t pid = ::fork();
     if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
@@ -221,8 +225,7 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
         ::dup2(log_pipe[1], 1);
         ::dup2(log_pipe[1], 2);
         ::dup2(channel_pipe[1], kChannelFd);  // dup2 clears CLOEXEC on the new descriptor
-        char* argv[] = {exe.data(), const_cast<char*>("--channel-fd"), fd_text.data(), nullptr};
-        ::execve(exe.c_str(), argv, env.data());
+        ::execve(exe.c_str(), argv.data(), env.data());
         _exit(127);
     }
     ::close(in_pipe[0]);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,9 @@ struct WorkerOutcome {
 
 struct WorkerOptions {
     std::filesystem::path worker_executable;  // default: find_worker_executable()
+    // When set, the worker is started as this command instead (python_worker_command(): the worker
+    // library inside a Python interpreter, for PyTorch references); --channel-fd N is appended.
+    std::vector<std::string> launcher;
     // Silence on the channel longer than this kills the worker (a hang in host code). Reset by
     // every message; the worker reports GPU hangs itself after the per-call timeout.
     std::chrono::milliseconds watchdog{std::chrono::seconds(60)};

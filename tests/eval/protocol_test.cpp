@@ -23,6 +23,7 @@ TEST(Protocol, RequestRoundTrip) {
     r.sandbox.scratch = "/tmp/s";
     r.sandbox.read_paths = {"/opt/python"};
     r.nonce = "00ff";
+    r.extra_baselines = {{"compile", "/lib/libkp_torch_compile.so"}};
     auto j = to_json(r);
     EXPECT_EQ(j["protocol"], kWorkerProtocol);
     auto back = worker_request_from_json(j);
@@ -44,6 +45,9 @@ TEST(Protocol, RequestRoundTrip) {
     EXPECT_EQ(back.sandbox.read_paths, std::vector<std::string>{"/opt/python"});
     EXPECT_EQ(back.nonce, "00ff");
     EXPECT_EQ(back.max_kernels, 4);
+    ASSERT_EQ(back.extra_baselines.size(), 1u);
+    EXPECT_EQ(back.extra_baselines[0].name, "compile");
+    EXPECT_EQ(back.extra_baselines[0].library, "/lib/libkp_torch_compile.so");
 }
 
 TEST(Protocol, FailureClassNames) {

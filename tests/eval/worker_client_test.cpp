@@ -127,3 +127,16 @@ TEST(WorkerClient, CredentialsStayOutOfTheWorkersEnvironment) {
     EXPECT_EQ(o.log.find("not-for-candidates"), std::string::npos) << o.log;
     EXPECT_NE(o.log.find("KP_TEST_VISIBLE=kept"), std::string::npos) << o.log;
 }
+
+TEST(WorkerClient, LauncherStartsTheWorkerThroughAnotherProgram) {
+    // As for PyTorch tasks, where Python hosts the worker library: the launcher's arguments come
+    // first, then --channel-fd.
+    WorkerOptions options;
+    options.launcher = {"/bin/sh", kp::testing::source_path("tests/eval/fake_workers/ok.sh").string()};
+    WorkerRequest request;
+    request.task = {{"name", "t"}};
+    auto outcome = run_worker(request, options);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    EXPECT_EQ(outcome->status, FailureClass::Ok);
+    EXPECT_EQ(outcome->hello.value("name", ""), "Fake GPU");
+}

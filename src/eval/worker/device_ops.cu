@@ -162,7 +162,7 @@ cudaError_t perturb_random(const DeviceBuffer& buffer, const Distribution& distr
                            cudaStream_t stream) {
     if (buffer.elements == 0) return cudaSuccess;
     Distribution d = distribution;
-    if (buffer.dtype == DType::Bool) d = {DistributionKind::Integer, 0, 1};
+    if (buffer.dtype == DType::Bool) d = {DistributionKind::Integer, 0, 1, {}};
     return dispatch(buffer.dtype, [&](auto tag) {
         using T = decltype(tag);
         kp_harness_fill<T><<<grid_for(buffer.elements), kThreads, 0, stream>>>(

@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "eval/worker/counter_collection.h"
+#include "eval/worker/fixed_inputs.h"
 #include "eval/worker/tensor_sets.h"
+#include "eval/worker/trusted_library.h"
 #include "eval/worker/worker_failure.h"
 #include "gpu/dynamic_library.h"
 #include "task/safetensors.h"
@@ -38,6 +40,7 @@ struct Context {
     std::vector<TensorGroup> input_sets;  // rotated
     std::vector<TensorSet> data_sets;     // reference data from safetensors (when given)
     BufferLayout layout;                  // where every buffer lands (request.variant.layout)
+    FixedInputs fixed;                    // parameters and buffers: the same values every time
 
     TensorGroup group(const std::vector<TensorLayout>& tensors) { return TensorGroup(tensors, layout); }
 };
@@ -61,17 +64,21 @@ void setup_library(const KernelLibrary& library, const Context& c, const std::st
 // Fills input set `set` for trial/sample `index`: fresh values from the seed, or a stored data set.
 std::vector<uint64_t> prepare_inputs(Context& c, size_t set, uint64_t round) {
     TensorGroup& group = c.input_sets[set];
+    for (size_t i = 0; i < c.inputs.size(); ++i)
+        if (c.fixed.is_fixed(i)) c.fixed.upload(i, set, group, c.gpu.stream());
     if (!c.data_sets.empty()) {
         const TensorSet& data = c.data_sets[round % c.data_sets.size()];
         for (size_t i = 0; i < c.inputs.size(); ++i) {
+            if (c.fixed.is_fixed(i)) continue;
             const HostTensor& t = data.at(c.inputs[i].spec.name);
             check_cuda(cudaMemcpyAsync(group.buffer(i).data, t.bytes.data(), t.bytes.size(), cudaMemcpyHostToDevice,
                                        c.gpu.stream()), "uploading input " + c.inputs[i].spec.name);
         }
     } else {
         for (size_t i = 0; i < c.inputs.size(); ++i)
-            check_cuda(fill_random(group.buffer(i), c.inputs[i].spec.distribution, mix_seed(c.request.seed, round, i),
-                                   c.gpu.stream()), "generating input " + c.inputs[i].spec.name);
+            if (!c.fixed.is_fixed(i))
+                check_cuda(fill_random(group.buffer(i), c.inputs[i].spec.distribution, mix_seed(c.request.seed, round, i),
+                                       c.gpu.stream()), "generating input " + c.inputs[i].spec.name);
     }
     return input_checksums(c, set);
 }
@@ -81,8 +88,9 @@ std::vector<uint64_t> prepare_inputs(Context& c, size_t set, uint64_t round) {
 std::vector<uint64_t> perturb_inputs(Context& c, size_t set, uint64_t round) {
     TensorGroup& group = c.input_sets[set];
     for (size_t i = 0; i < c.inputs.size(); ++i)
-        check_cuda(perturb_random(group.buffer(i), c.inputs[i].spec.distribution, mix_seed(c.request.seed, round, i), 251,
-                                  c.gpu.stream()), "perturbing input " + c.inputs[i].spec.name);
+        if (!c.fixed.is_fixed(i))
+            check_cuda(perturb_random(group.buffer(i), c.inputs[i].spec.distribution, mix_seed(c.request.seed, round, i), 251,
+                                      c.gpu.stream()), "perturbing input " + c.inputs[i].spec.name);
     return input_checksums(c, set);
 }
 
@@ -142,6 +150,7 @@ void load_data_sets(Context& c) {
         if (!set.ok()) throw WorkerFailure(FailureClass::Crash, "reference data: " + set.error().message, "reference");
         for (const auto* list : {&c.inputs, &c.outputs})
             for (const auto& l : *list) {
+                if (l.spec.distribution.kind == DistributionKind::Fixed) continue;
                 auto it = set->find(l.spec.name);
                 if (it == set->end())
                     throw WorkerFailure(FailureClass::Crash, "reference data " + path + " has no tensor '" + l.spec.name + "'", "reference");
@@ -192,8 +201,9 @@ nlohmann::json summary_json(const std::vector<double>& seconds, const std::vecto
 
 nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate) {
     Context c{request, gpu, channel, layouts_from_task_json(request.task, "inputs"),
-              layouts_from_task_json(request.task, "outputs"), {}, {}, BufferLayout(request.variant.layout)};
+              layouts_from_task_json(request.task, "outputs"), {}, {}, BufferLayout(request.variant.layout), {}};
     const unsigned char poison_a = request.variant.poison_a, poison_b = request.variant.poison_b;
+    c.fixed = FixedInputs::load(c.inputs);
     nlohmann::json result{{"type", "result"}, {"warnings", nlohmann::json::array()}};
     const int sets = std::max(1, request.timing.input_sets);
     for (int s = 0; s < sets; ++s) c.input_sets.push_back(c.group(c.inputs));
@@ -206,9 +216,15 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
     std::vector<TensorGroup> expected;
     std::vector<std::vector<uint64_t>> input_sums;
     KernelLibrary reference;  // also the timing baseline unless another is given
+    std::vector<std::pair<std::string, KernelLibrary>> extras;  // trusted extra baselines, timed too
     {
-        if (have_reference_kernel) reference = KernelLibrary::load(request.reference_library, "reference");
+        const std::string task_json = request.task.dump();
+        if (have_reference_kernel) reference = load_trusted_library(request.reference_library, "reference", task_json, channel);
         if (reference.loaded()) setup_library(reference, c, "reference");
+        for (const auto& extra : request.extra_baselines) {
+            extras.emplace_back(extra.name, load_trusted_library(extra.library, extra.name + " baseline", task_json, channel));
+            setup_library(extras.back().second, c, "reference");
+        }
         for (int k = 0; k < trials; ++k) {
             size_t set = static_cast<size_t>(k % sets);
             input_sums.push_back(prepare_inputs(c, set, static_cast<uint64_t>(k)));
@@ -270,16 +286,19 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         baseline = &reference;
     }
     TensorGroup baseline_out = c.group(c.outputs), expected_out = c.group(c.outputs);
+    TensorGroup extra_out = extras.empty() ? TensorGroup() : c.group(c.outputs);  // written, never read
 
     channel.progress("warmup");
     for (int w = 0; w < request.timing.warmup_calls; ++w) {
         prepare_inputs(c, 0, 0);
         gpu.call(candidate, c.input_sets[0].views(), out_a.views(), "warm-up");
         if (baseline) gpu.call(*baseline, c.input_sets[0].views(), baseline_out.views(), "warm-up");
+        for (auto& [name, library] : extras) gpu.call(library, c.input_sets[0].views(), extra_out.views(), "warm-up");
     }
 
     channel.progress("timing");
     std::vector<double> candidate_times, baseline_times, candidate_host_times;
+    std::vector<std::vector<double>> extra_times(extras.size());
     std::vector<unsigned> candidate_clocks, baseline_clocks;
     size_t flagged_host = 0, throttled = 0, checked_outputs = 0;
     double measured = 0;
@@ -302,6 +321,10 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         };
         auto time_baseline = [&] {
             if (baseline) base = gpu.timed_call(*baseline, c.input_sets[set].views(), baseline_out.views(), what + " (baseline)");
+            for (size_t e = 0; e < extras.size(); ++e)
+                extra_times[e].push_back(
+                    gpu.timed_call(extras[e].second, c.input_sets[set].views(), extra_out.views(), what + " (" + extras[e].first + ")")
+                        .event_seconds);
         };
         if (s % 2 == 0) { time_baseline(); time_candidate(); }
         else { time_candidate(); time_baseline(); }
@@ -337,9 +360,15 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         measured += cand.event_seconds;
         double wall = std::chrono::duration<double>(Clock::now() - timing_start).count();
         verdict = request.timing.stopping.decide(candidate_times, measured, wall);
-        if ((verdict == StoppingRule::Verdict::Converged || verdict == StoppingRule::Verdict::StandardError) && baseline &&
-            request.timing.stopping.decide(baseline_times, measured, wall) == StoppingRule::Verdict::Continue)
-            verdict = StoppingRule::Verdict::Continue;  // the speedup needs both sides pinned down
+        // The speedups need every side pinned down, not only the candidate.
+        auto settled = [&](const std::vector<double>& times) {
+            return request.timing.stopping.decide(times, measured, wall) != StoppingRule::Verdict::Continue;
+        };
+        if (verdict == StoppingRule::Verdict::Converged || verdict == StoppingRule::Verdict::StandardError) {
+            bool all = !baseline || settled(baseline_times);
+            for (const auto& times : extra_times) all = all && settled(times);
+            if (!all) verdict = StoppingRule::Verdict::Continue;
+        }
         if (std::chrono::duration<double>(Clock::now() - last_progress).count() > 0.5) {
             last_progress = Clock::now();
             channel.progress("timing", {{"samples", candidate_times.size()}, {"median_s", summarize(candidate_times).median}});
@@ -370,6 +399,11 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         double cm = cand_summary.median, bm = summarize(baseline_times).median;
         if (cm > 0) timing["speedup"] = bm / cm;
     }
+    for (size_t e = 0; e < extras.size(); ++e) {
+        timing["extra_baselines"][extras[e].first] = summary_json(extra_times[e], {});
+        double cm = cand_summary.median, em = summarize(extra_times[e]).median;
+        if (cm > 0) timing["extra_speedups"][extras[e].first] = em / cm;
+    }
     result["timing"] = timing;
     return result;
 }
@@ -381,7 +415,8 @@ template <typename Body>
 nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate,
                                   Body body) {
     Context c{request, gpu, channel, layouts_from_task_json(request.task, "inputs"),
-              layouts_from_task_json(request.task, "outputs"), {}, {}, BufferLayout(request.variant.layout)};
+              layouts_from_task_json(request.task, "outputs"), {}, {}, BufferLayout(request.variant.layout), {}};
+    c.fixed = FixedInputs::load(c.inputs);
     c.input_sets.push_back(c.group(c.inputs));
     if (!request.reference_data_sets.empty()) load_data_sets(c);
     prepare_inputs(c, 0, 0);
@@ -389,9 +424,11 @@ nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu,
     // The counters library (and CUPTI with it) loads before the sandbox, from where it was built.
     if (request.mode == "profile_counters" && !request.counters_library.empty())
         (void)gpu::DynamicLibrary::open({request.counters_library}, gpu::DynamicLibrary::Lifetime::process);
+    // A trusted reference (the PyTorch bridge) starts before the sandbox, as in an evaluation.
+    KernelLibrary library;
+    if (request.profile_reference) library = load_trusted_library(request.reference_library, "reference", request.task.dump(), channel);
     gate.enter();
-    const std::string& path = request.profile_reference ? request.reference_library : request.candidate_library;
-    KernelLibrary library = KernelLibrary::load(path, request.profile_reference ? "reference" : "candidate");
+    if (!request.profile_reference) library = KernelLibrary::load(request.candidate_library, "candidate");
     setup_library(library, c, "setup");
     gpu.call(library, c.input_sets[0].views(), out.views(), "profile warm-up");
     auto& views = c.input_sets[0].views();

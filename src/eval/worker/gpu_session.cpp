@@ -71,12 +71,22 @@ void GpuSession::wait_all(const std::string& phase) {
 namespace {
 // What kp_forward's return code and the launch error say about the call, as a failure.
 void check_forward(const KernelLibrary& library, int rc, cudaError_t launch, const std::string& phase) {
+    std::string why = rc != 0 ? library.error_text() : "";
     if (launch != cudaSuccess)
         throw WorkerFailure(classify_cuda_error(launch),
                             phase + ": " + library.role() + " launch failed: " + cudaGetErrorName(launch) + " (" +
                                 cudaGetErrorString(launch) + ")", phase);
     if (rc != 0)
-        throw WorkerFailure(FailureClass::Crash, phase + ": " + library.role() + " kp_forward returned " + std::to_string(rc), phase);
+        throw WorkerFailure(FailureClass::Crash,
+                            phase + ": " + library.role() + " kp_forward returned " + std::to_string(rc) + (why.empty() ? "" : ": " + why),
+                            phase);
+}
+
+// A trusted library's untimed second half (the PyTorch bridge copies its result into the outputs).
+void finish_call(const KernelLibrary& library, std::vector<kp_tensor>& outputs, cudaStream_t stream, const std::string& phase) {
+    if (int rc = library.finish(outputs, stream); rc != 0)
+        throw WorkerFailure(FailureClass::Crash, phase + ": " + library.role() + " could not deliver its outputs: " + library.error_text(),
+                            phase);
 }
 }  // namespace
 
@@ -84,6 +94,7 @@ void GpuSession::call(const KernelLibrary& library, const std::vector<kp_tensor>
                       const std::string& phase) {
     int rc = library.forward(inputs, outputs, stream());
     check_forward(library, rc, cudaGetLastError(), phase);
+    finish_call(library, outputs, stream(), phase);
     wait_all(phase);
 }
 
@@ -108,6 +119,7 @@ ColdSample GpuSession::timed_call(const KernelLibrary& library, const std::vecto
     cudaError_t launch = cudaGetLastError();
     check_cuda(cudaEventRecord(stop_, stream()), "cudaEventRecord");
     check_forward(library, rc, launch, phase);
+    finish_call(library, outputs, stream(), phase);  // after the stop event: not timed
     wait_event(stop_, phase);
     check_cuda(cudaDeviceSynchronize(), phase + ": kernel failed");
     sample.host_seconds = seconds_since(host_start);

@@ -4,7 +4,7 @@
 
 namespace kp::worker {
 
-KernelLibrary KernelLibrary::load(const std::string& path, const std::string& role) {
+KernelLibrary KernelLibrary::load(const std::string& path, const std::string& role, bool trusted) {
     KernelLibrary lib;
     lib.role_ = role;
     auto opened = gpu::DynamicLibrary::open({path}, gpu::DynamicLibrary::Lifetime::process);
@@ -14,6 +14,11 @@ KernelLibrary KernelLibrary::load(const std::string& path, const std::string& ro
     lib.library_.bind(lib.setup_, "kp_setup");
     lib.library_.bind(lib.teardown_, "kp_teardown");
     if (!lib.forward_) throw WorkerFailure(FailureClass::Crash, role + ": " + path + " does not export kp_forward", "load");
+    if (trusted) {
+        lib.library_.bind(lib.configure_, "kp_bridge_configure");
+        lib.library_.bind(lib.finish_, "kp_bridge_finish");
+        lib.library_.bind(lib.error_, "kp_bridge_error");
+    }
     return lib;
 }
 
@@ -25,6 +30,9 @@ KernelLibrary& KernelLibrary::operator=(KernelLibrary&& other) noexcept {
     std::swap(forward_, other.forward_);
     std::swap(setup_, other.setup_);
     std::swap(teardown_, other.teardown_);
+    std::swap(configure_, other.configure_);
+    std::swap(finish_, other.finish_);
+    std::swap(error_, other.error_);
     return *this;
 }
 
@@ -41,6 +49,17 @@ int KernelLibrary::setup(const std::vector<kp_tensor>& inputs, const std::vector
 
 int KernelLibrary::forward(const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs, cudaStream_t stream) const {
     return forward_(inputs.data(), static_cast<int>(inputs.size()), outputs.data(), static_cast<int>(outputs.size()), stream);
+}
+
+int KernelLibrary::configure(const std::string& task_json) const { return configure_ ? configure_(task_json.c_str()) : 0; }
+
+int KernelLibrary::finish(std::vector<kp_tensor>& outputs, cudaStream_t stream) const {
+    return finish_ ? finish_(outputs.data(), static_cast<int>(outputs.size()), stream) : 0;
+}
+
+std::string KernelLibrary::error_text() const {
+    const char* text = error_ ? error_() : nullptr;
+    return text ? text : "";
 }
 
 }  // namespace kp::worker

@@ -14,9 +14,11 @@ std::vector<TensorLayout> layouts_from_task_json(const nlohmann::json& task, con
         l.spec.stride = t.at("stride").get<std::vector<int64_t>>();
         const auto& d = t.at("distribution");
         std::string kind = d.value("kind", "uniform");
-        l.spec.distribution.kind = kind == "normal" ? DistributionKind::Normal
+        l.spec.distribution.kind = kind == "normal"    ? DistributionKind::Normal
                                    : kind == "integer" ? DistributionKind::Integer
+                                   : kind == "fixed"   ? DistributionKind::Fixed
                                                        : DistributionKind::Uniform;
+        l.spec.distribution.file = d.value("file", "");
         l.spec.distribution.a = d.value("a", -1.0);
         l.spec.distribution.b = d.value("b", 1.0);
         l.atol = t.value("atol", 0.0);

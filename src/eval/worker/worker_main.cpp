@@ -3,6 +3,10 @@
 // orchestrator. Reads one request (JSON) on stdin and answers with JSON lines on the channel file
 // descriptor given by --channel-fd; see docs/worker-protocol.md. Candidate code runs sandboxed
 // (src/sandbox): this process becomes the supervisor and the work happens in a confined child.
+//
+// The same code is also libkernelpro_worker.so, whose kp_worker_main a Python interpreter calls
+// (python/kernelpro_torch/worker_host.py) when the task's reference is a PyTorch module: the worker
+// then runs inside a real Python process, where the PyTorch bridge libraries find the interpreter.
 #include <dirent.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -114,7 +118,7 @@ int serve(const WorkerRequest& request, const Channel& channel, sandbox::Confine
 }
 }  // namespace
 
-int main(int argc, char** argv) {
+extern "C" __attribute__((visibility("default"))) int kp_worker_main(int argc, char** argv) {
     int channel_fd = -1;
     for (int i = 1; i + 1 < argc; ++i)
         if (std::strcmp(argv[i], "--channel-fd") == 0) channel_fd = std::atoi(argv[i + 1]);
