@@ -5,6 +5,7 @@
 #include <random>
 
 #include "common/files.h"
+#include "eval/python_environment.h"
 #include "eval/roofline_floor.h"
 
 namespace kp {
@@ -41,6 +42,12 @@ nlohmann::json EvaluationReport::to_json() const {
                       {"library", candidate_build->library.string()}, {"arch", candidate_build->arch}};
     }
     return j;
+}
+
+std::optional<double> EvaluationReport::speedup_over(const std::string& baseline) const {
+    if (timing.is_object() && timing.contains("extra_speedups") && timing["extra_speedups"].contains(baseline))
+        return timing["extra_speedups"][baseline].get<double>();
+    return std::nullopt;
 }
 
 std::vector<std::string> reference_data_sets(const TaskSpec& task) {
@@ -120,6 +127,22 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     WorkerRequest request;
     request.task = to_json(task);
     if (reference_build) request.reference_library = reference_build->library.string();
+    WorkerOptions worker_options = worker_options_;
+    if (task.reference.pytorch) {
+        // The live PyTorch reference (docs/kernelbench.md): trusted bridge libraries in a worker
+        // hosted by Python.
+        auto eager = find_bridge_library("eager");
+        if (!eager.ok()) return eager.error();
+        request.reference_library = eager->string();
+        if (options.compile_baseline) {
+            auto compiled = find_bridge_library("compile");
+            if (!compiled.ok()) return compiled.error();
+            request.extra_baselines.push_back({"compile", compiled->string()});
+        }
+        auto launcher = python_worker_command();
+        if (!launcher.ok()) return launcher.error();
+        worker_options.launcher = *launcher;
+    }
     request.reference_data_sets = reference_data_sets(task);
     if (baseline_build) request.baseline_library = baseline_build->library.string();
     request.candidate_library = built.library.string();
@@ -134,7 +157,6 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     request.sandbox = options.sandbox;
     request.variant = options.variant;
 
-    WorkerOptions worker_options = worker_options_;
     worker_options.on_progress = [&](const nlohmann::json& m) {
         std::string phase = m.value("phase", "");
         if (phase == "timing" && m.contains("detail"))
@@ -144,8 +166,13 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     };
     auto worker_start = Clock::now();
     say("starting worker");
+    std::unique_lock<std::mutex> gate;
+    if (worker_gate_) gate = std::unique_lock<std::mutex>(*worker_gate_);
     auto outcome = run_worker(request, worker_options);
+    if (gate.owns_lock()) gate.unlock();
     if (!outcome.ok()) return outcome.error();
+    if (outcome->status != FailureClass::Ok && outcome->phase == "reference")
+        return make_error("the task's reference failed before any candidate code ran: " + outcome->message);
     report.status = outcome->status;
     report.message = outcome->message;
     report.device = outcome->hello;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,9 @@ struct EvaluationOptions {
     TimingConfig timing;
     double call_timeout_seconds = 10.0;
     uint64_t seed = 0;  // 0: drawn from std::random_device (the usual case)
+    // Tasks with a PyTorch reference: also time torch.compile of the module (compiled in the worker
+    // before any timed call) beside the eager reference.
+    bool compile_baseline = false;
     std::function<void(const std::string&)> on_progress;  // one-line progress messages
     // The sandbox around candidate code: `required` refuses (an error, exit 3) when a layer is
     // missing; `read_paths` adds folders a reference reads at run time. The scratch folder is
@@ -51,12 +55,17 @@ struct EvaluationReport {
 
     std::optional<double> candidate_median_seconds() const;
     std::optional<double> speedup() const;
+    // Over a named extra baseline ("compile"), when it was timed.
+    std::optional<double> speedup_over(const std::string& baseline) const;
     nlohmann::json to_json() const;  // versioned: {"schema": "kernelpro.eval/1", ...}
 };
 
 class Evaluator {
 public:
     explicit Evaluator(CandidateBuilder& builder, WorkerOptions worker_options = {});
+    // Evaluators that share a gate run one worker at a time (one GPU: timings must not overlap);
+    // their builds still run in parallel. `gate` outlives the evaluator.
+    void set_worker_gate(std::mutex* gate) { worker_gate_ = gate; }
     // Errors only for problems that are not the candidate's fault (no nvcc, the reference fails to
     // build, the worker cannot start); everything the candidate does is in the report.
     Result<EvaluationReport> evaluate(const TaskSpec& task, const std::filesystem::path& candidate,
@@ -65,6 +74,7 @@ public:
 private:
     CandidateBuilder& builder_;
     WorkerOptions worker_options_;
+    std::mutex* worker_gate_ = nullptr;
 };
 
 // The task's precomputed reference sets (reference.data), sorted.

@@ -1,0 +1,34 @@
+"""kernelpro-worker inside a Python interpreter, for tasks whose reference is a PyTorch module.
+
+    python3 worker_host.py /path/libkernelpro_worker.so --channel-fd 3
+
+kernelpro starts this instead of the kernelpro-worker program (same code, built as a library): the
+PyTorch bridge libraries the worker loads then find a running interpreter in the process. PyTorch is
+imported first, so the CUDA libraries it was built with are the ones loaded; the worker and the
+candidate use the same ones (CUDA 13 both). ctypes releases the GIL for the call; the bridge takes
+it for each of its own calls.
+"""
+import ctypes
+import os
+import sys
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print("usage: worker_host.py LIBKERNELPRO_WORKER.so --channel-fd N", file=sys.stderr)
+        return 2
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        import torch  # noqa: F401  (see the module's docstring)
+    except Exception as e:  # the bridge reports it on the channel when it starts
+        print(f"worker_host: import torch failed: {e}", file=sys.stderr)
+    library = ctypes.CDLL(sys.argv[1])
+    argv = [sys.argv[1]] + sys.argv[2:]
+    array = (ctypes.c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)
+    library.kp_worker_main.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+    library.kp_worker_main.restype = ctypes.c_int
+    return library.kp_worker_main(len(argv), array)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

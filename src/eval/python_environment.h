@@ -1,0 +1,27 @@
+// Where kernelpro finds Python for its PyTorch bridge (docs/kernelbench.md): the interpreter
+// ($KERNELPRO_PYTHON, else python3 in PATH) and the kernelpro_torch package (python/ in the source
+// tree, or the installed copy).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace kp {
+
+// $KERNELPRO_PYTHON, else python3 found in PATH.
+Result<std::string> python_executable();
+
+// The folder that holds kernelpro_torch/: $KERNELPRO_PYTHON_DIR, else <exe>/../python,
+// <exe>/../share/kernelpro/python, else the source tree's python/.
+Result<std::filesystem::path> python_package_directory();
+
+// The command that starts a worker inside Python: {python, worker_host.py, libkernelpro_worker.so}.
+Result<std::vector<std::string>> python_worker_command();
+
+// A trusted bridge library (libkp_torch_eager.so, libkp_torch_compile.so) among kernelpro's helpers.
+Result<std::filesystem::path> find_bridge_library(const std::string& mode);
+
+}  // namespace kp
