@@ -1,0 +1,16 @@
+import torch
+import torch.nn as nn
+import kernelpro_no_such_package  # noqa: F401
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x
+
+
+def get_inputs():
+    return [torch.rand(2)]
+
+
+def get_init_inputs():
+    return []
