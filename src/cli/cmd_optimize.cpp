@@ -8,13 +8,17 @@
 #include <algorithm>
 #include <ctime>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/llm_option.h"
 #include "cli/search_session.h"
 #include "cli/stop_rule_options.h"
 #include "common/files.h"
+#include "kernelbench/baseline_timing.h"
+#include "kernelbench/first_version.h"
 #include "llm/llm_provider.h"
 #include "optimize/run_settings.h"
 #include "search/proposer_registry.h"
@@ -153,7 +157,38 @@ void add_options(CLI::App& cmd, OptimizeArgs& a) {
                  "Refuse (exit 3) unless every sandbox layer is active (see `kernelpro doctor`)");
 }
 
-int optimize(const OptimizeArgs& a) {
+// An imported PyTorch task has no kernel to start from: with --llm the writer writes the first
+// version (OUT/first_version.cu, which becomes --from); without, one line says what is needed.
+// 0 when there is a start (given or written), else the exit code.
+int write_first_version_if_needed(OptimizeArgs& a, const TaskSpec& task, std::optional<kernelbench::FirstVersion>& written) {
+    if (!a.from.empty() || fs::exists(task.directory / "candidates" / "tuned.cu") || task.reference.source || !task.reference.pytorch)
+        return kExitOk;
+    if (a.llm.empty()) {
+        std::cerr << "error: " << kernelbench::no_starting_kernel_message(task) << "\n";
+        return kExitUsage;
+    }
+    auto agents = make_llm_agents({a.llm, a.llm_config, a.llm_record, a.llm_replay});
+    if (!agents) {
+        std::cerr << "error: --llm " << a.llm << ": " << agents.error().message << "\n";
+        return kExitUsage;
+    }
+    auto first = kernelbench::write_first_version(**agents, task);
+    if (!first) {
+        std::cerr << "error: " << first.error().message << "\n";
+        return kExitCandidateFailed;
+    }
+    if (a.out.empty()) a.out = (fs::path("kernelpro-out") / (task.name + "-" + utc_stamp())).string();
+    fs::create_directories(a.out);
+    a.from = (fs::path(a.out) / "first_version.cu").string();
+    if (auto w = write_file_atomically(a.from, first->code.source); !w) {
+        std::cerr << "error: " << w.error().message << "\n";
+        return kExitEnvironment;
+    }
+    written = std::move(*first);
+    return kExitOk;
+}
+
+int optimize(OptimizeArgs a) {
     if (auto policy = search::selection_policies().lookup(a.strategy); !policy) {
         std::cerr << "error: --strategy: " << policy.error().message << "\n";
         return kExitUsage;
@@ -165,6 +200,8 @@ int optimize(const OptimizeArgs& a) {
         return kExitUsage;
     }
     session.task = *task;
+    std::optional<kernelbench::FirstVersion> written;
+    if (int code = write_first_version_if_needed(a, session.task, written); code != kExitOk) return code;
     auto baseline = load_baseline(a, session.task);
     if (!baseline) {
         std::cerr << "error: " << baseline.error().message << "\n";
@@ -187,9 +224,15 @@ int optimize(const OptimizeArgs& a) {
     std::cerr << fmt::format("optimize {} from {} ({} parameter points), {}, {}\n", session.task.name,
                              baseline->path.string(), baseline->points, describe_stop_limits(config->stop_limits),
                              describe_session(session));
-    return run_search_session(driver, *store, session, a.quiet, [&] {
-        return driver.start(context.task, baseline->candidate, *config, session.recipe);
+    int code = run_search_session(driver, *store, session, a.quiet, [&] {
+        auto outcome = driver.start(context.task, baseline->candidate, *config, session.recipe);
+        if (outcome && written) kernelbench::record_writer_exchanges(*store, outcome->run_id, written->exchanges);
+        return outcome;
     });
+    // The search timed against eager only; the best kernel meets torch.compile too.
+    if (code == kExitOk && session.task.reference.pytorch)
+        std::cout << kernelbench::time_best_against_baselines(*session.gpu, session.task, session.recipe.out_dir) << "\n";
+    return code;
 }
 
 }  // namespace

@@ -25,5 +25,8 @@ Handler register_optimize(CLI::App& root);
 Handler register_runs(CLI::App& root);
 Handler register_profile(CLI::App& root);
 Handler register_report(CLI::App& root);
+Handler register_import(CLI::App& root);
+Handler register_kernelbench(CLI::App& root);
+Handler register_bench(CLI::App& root);
 
 }  // namespace kp::cli

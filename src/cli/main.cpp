@@ -20,6 +20,9 @@ int main(int argc, char** argv) {
     add(kp::cli::register_runs(app));
     add(kp::cli::register_profile(app));
     add(kp::cli::register_report(app));
+    add(kp::cli::register_import(app));
+    add(kp::cli::register_kernelbench(app));
+    add(kp::cli::register_bench(app));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

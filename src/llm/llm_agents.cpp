@@ -15,6 +15,7 @@ const std::set<std::string> kAnalystPlaceholders{"task", "roofline", "findings",
 const std::set<std::string> kCoderPlaceholders{"task", "abi", "plan", "findings", "lessons", "source"};
 const std::set<std::string> kFixerPlaceholders{"task", "abi", "failure_kind", "diagnostics", "source"};
 const std::set<std::string> kMalformedPlaceholders{"problem"};
+const std::set<std::string> kWriterPlaceholders{"task", "abi", "pytorch", "tensors", "roofline"};
 
 constexpr std::size_t kMaxExplanationChars = 4000;
 
@@ -116,8 +117,14 @@ Result<LlmAgents> LlmAgents::create(std::shared_ptr<ChatClient> client, LlmAgent
     if (!abi_path) return make_error("LlmAgents: " + abi_path.error().message);
     auto abi = read_text_file(*abi_path);
     if (!abi) return make_error("LlmAgents: the ABI header: " + abi.error().message);
-    return LlmAgents(std::move(client), std::move(options), std::move(*analyst), std::move(*coder),
-                     std::move(*fixer), std::move(*malformed), std::move(*abi));
+    LlmAgents agents(std::move(client), std::move(options), std::move(*analyst), std::move(*coder), std::move(*fixer),
+                     std::move(*malformed), std::move(*abi));
+    if (fs::is_regular_file(dir / "writer.md")) {
+        auto writer = load_checked(dir, "writer.md", kWriterPlaceholders);
+        if (!writer) return writer.error();
+        agents.writer_ = std::move(*writer);
+    }
+    return agents;
 }
 
 template <typename T>
@@ -197,6 +204,19 @@ Result<CandidateCode> LlmAgents::fixer(const FixerInput& input) const {
                                    {"source", or_none(input.source)}});
     if (!messages) return messages.error();
     return ask<CandidateCode>("fixer", std::move(*messages), options_.coder_max_tokens, [](const ChatReply& reply) {
+        return parse_code_reply(reply.text, reply.hit_token_limit());
+    });
+}
+
+Result<CandidateCode> LlmAgents::writer(const WriterInput& input) const {
+    if (!writer_) return make_error("the prompts folder has no writer.md (the prompt for a task's first version)");
+    auto messages = writer_->render({{"task", or_none(input.task)},
+                                     {"abi", abi_},
+                                     {"pytorch", or_none(input.pytorch_source)},
+                                     {"tensors", or_none(input.tensors)},
+                                     {"roofline", or_none(input.roofline)}});
+    if (!messages) return messages.error();
+    return ask<CandidateCode>("writer", std::move(*messages), options_.coder_max_tokens, [](const ChatReply& reply) {
         return parse_code_reply(reply.text, reply.hit_token_limit());
     });
 }

@@ -70,6 +70,15 @@ struct FixerInput {
     std::string source;                 // the failing kernel
 };
 
+// The first version of a task that has no kernel yet (an imported PyTorch problem): the writer
+// gets the PyTorch source, the tensors in ABI order (parameters by state_dict name), the floor.
+struct WriterInput {
+    std::string task;
+    std::string pytorch_source;
+    std::string tensors;
+    std::string roofline;
+};
+
 struct CandidateCode {
     std::string source;
     std::vector<TunableDeclaration> tunables;
@@ -97,6 +106,8 @@ public:
     Result<AnalystPlan> analyst(const AnalystInput& input) const;
     Result<CandidateCode> coder(const CoderInput& input) const;
     Result<CandidateCode> fixer(const FixerInput& input) const;
+    // prompts/writer.md; an error when the prompts folder has none.
+    Result<CandidateCode> writer(const WriterInput& input) const;
 
     void set_exchange_sink(ExchangeSink sink) { options_.on_exchange = std::move(sink); }
     const ChatClient& client() const { return *client_; }
@@ -112,6 +123,7 @@ private:
     std::shared_ptr<ChatClient> client_;
     LlmAgentsOptions options_;
     PromptTemplate analyst_, coder_, fixer_, malformed_;
+    std::optional<PromptTemplate> writer_;  // optional: only tasks without a kernel need it
     std::string abi_;
 };
 

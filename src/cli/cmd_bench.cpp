@@ -1,0 +1,212 @@
+// kernelpro bench TASKS_DIR [--tasks a,b] [--llm SPEC] [--from-dir DIR] [--budget-evals N] [--budget-seconds S]
+//                           [--jobs N] [--out DIR] [--store PATH] [--seed N] [--no-compile-baseline]
+// Runs optimize on every task folder under TASKS_DIR (an imported KernelBench level, the example
+// tasks, a user's own), several problems at once (their builds overlap; one worker uses the GPU at a
+// time), and writes OUT/results.md and OUT/results.json (docs/kernelbench.md). Interrupted, it
+// resumes: running the same command again skips finished problems and resumes unfinished runs from
+// the run store. Exit codes: 0 the table was written, 2 usage, 3 environment.
+#include <csignal>
+#include <ctime>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/bench_problem.h"
+#include "cli/commands.h"
+#include "common/files.h"
+#include "search/search_driver.h"
+#include "store/run_store.h"
+
+namespace kp::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct BenchArgs {
+    std::string tasks_dir, tasks, out, store, from_dir, llm, llm_config, llm_record, llm_replay;
+    std::int64_t budget_evals = 8;
+    double budget_seconds = 0;
+    int jobs = 2;
+    std::uint64_t seed = 1;
+    bool no_compile = false, quiet = false;
+};
+
+std::atomic<BenchShared*> g_shared{nullptr};
+extern "C" void on_bench_interrupt(int) {
+    // Only an atomic store here (signal-safe); the problem threads read it between steps.
+    if (auto* s = g_shared.load()) s->stop.store(true);
+}
+
+std::vector<fs::path> task_folders(const fs::path& root, const std::string& only) {
+    std::vector<fs::path> found;
+    std::error_code ec;
+    if (fs::is_regular_file(root / "task.toml")) return {root};
+    for (const auto& e : fs::directory_iterator(root, ec))
+        if (e.is_directory() && fs::is_regular_file(e.path() / "task.toml")) found.push_back(e.path());
+    std::sort(found.begin(), found.end());
+    if (only.empty()) return found;
+    std::vector<fs::path> chosen;
+    size_t start = 0;
+    while (start <= only.size()) {
+        size_t comma = only.find(',', start);
+        std::string name = only.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        for (const auto& f : found)
+            if (f.filename() == name) chosen.push_back(f);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return chosen;
+}
+
+// OUT/bench.json: per problem, its run and, once finished, its row. What makes bench resumable.
+class Manifest {
+public:
+    explicit Manifest(fs::path path) : path_(std::move(path)) {
+        auto text = read_text_file(path_);
+        if (text.ok()) data_ = nlohmann::json::parse(*text, nullptr, false);
+        if (!data_.is_object()) data_ = {{"schema", "kernelpro.bench-manifest/1"}, {"problems", nlohmann::json::object()}};
+    }
+    std::optional<kernelbench::BenchProblemResult> finished(const std::string& folder) const {
+        const auto& p = data_["problems"];
+        if (p.contains(folder) && p[folder].contains("result")) return kernelbench::BenchProblemResult::from_json(p[folder]["result"]);
+        return std::nullopt;
+    }
+    std::optional<std::int64_t> run_of(const std::string& folder) const {
+        const auto& p = data_["problems"];
+        if (p.contains(folder) && p[folder].contains("run_id")) return p[folder]["run_id"].get<std::int64_t>();
+        return std::nullopt;
+    }
+    void set_run(const std::string& folder, std::int64_t run) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        data_["problems"][folder]["run_id"] = run;
+        save();
+    }
+    void set_result(const std::string& folder, const kernelbench::BenchProblemResult& row) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        // Interrupted or failed for reasons that are not the kernel's: tried again on the next run.
+        if (row.status == "interrupted" || row.status == "error") data_["problems"][folder].erase("result");
+        else data_["problems"][folder]["result"] = row.to_json();
+        save();
+    }
+
+private:
+    void save() { (void)write_file_atomically(path_, data_.dump(2) + "\n"); }
+    fs::path path_;
+    nlohmann::json data_;
+    std::mutex mutex_;
+};
+
+std::string utc_stamp() {
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+    return buf;
+}
+
+void write_table(const fs::path& out, const std::vector<kernelbench::BenchProblemResult>& rows, const std::string& title) {
+    (void)write_file_atomically(out / "results.md", kernelbench::bench_table_markdown(rows, title));
+    (void)write_file_atomically(out / "results.json", kernelbench::bench_table_json(rows).dump(2) + "\n");
+}
+
+int run_bench(const BenchArgs& a) {
+    auto folders = task_folders(a.tasks_dir, a.tasks);
+    if (folders.empty()) {
+        std::cerr << "error: no task folders (with task.toml) under " << a.tasks_dir << (a.tasks.empty() ? "" : " matching --tasks") << "\n";
+        return kExitUsage;
+    }
+    BenchSettings settings;
+    settings.out_dir = a.out.empty() ? fs::path("kernelpro-bench-" + utc_stamp()) : fs::path(a.out);
+    settings.store_path = a.store.empty() ? settings.out_dir / "runs.db" : fs::path(a.store);
+    settings.from_dir = a.from_dir;
+    settings.llm = {a.llm, a.llm_config, a.llm_record, a.llm_replay};
+    settings.budget_evals = a.budget_evals;
+    settings.budget_seconds = a.budget_seconds;
+    settings.seed = a.seed;
+    settings.compile_baseline = !a.no_compile;
+    settings.quiet = a.quiet;
+    std::error_code ec;
+    fs::create_directories(settings.out_dir, ec);
+    Manifest manifest(settings.out_dir / "bench.json");
+    std::vector<std::optional<kernelbench::BenchProblemResult>> rows(folders.size());
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < folders.size(); ++i) {
+        rows[i] = manifest.finished(folders[i].filename().string());
+        if (!rows[i]) todo.push_back(i);
+    }
+    std::cerr << fmt::format("bench: {} problems ({} already done), {} at a time, out {}\n", folders.size(), folders.size() - todo.size(),
+                             std::max(1, a.jobs), settings.out_dir.string());
+    BenchShared shared;
+    g_shared.store(&shared);
+    auto previous = std::signal(SIGINT, on_bench_interrupt);
+    std::mutex next_mutex, print_mutex;
+    size_t next = 0;
+    auto work = [&] {
+        for (;;) {
+            size_t i;
+            {
+                std::lock_guard<std::mutex> lock(next_mutex);
+                if (next >= todo.size() || shared.stop.load()) return;
+                i = todo[next++];
+            }
+            const std::string folder = folders[i].filename().string();
+            BenchProblem problem{folders[i], manifest.run_of(folder)};
+            auto row = run_bench_problem(problem, settings, shared, [&](std::int64_t run) { manifest.set_run(folder, run); });
+            manifest.set_result(folder, row);
+            std::lock_guard<std::mutex> lock(print_mutex);
+            rows[i] = row;
+            if (!a.quiet)
+                std::cerr << fmt::format("  {}: {}{}\n", row.task, row.status,
+                                         row.speedup_over_eager() ? fmt::format(", {:.2f}x over eager", *row.speedup_over_eager()) : "");
+        }
+    };
+    std::thread stopper([&] {  // turns the signal's flag into stop requests for the running searches
+        while (!shared.stop.load() && g_shared.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::lock_guard<std::mutex> lock(shared.drivers_mutex);
+        for (auto* d : shared.drivers) d->request_stop();
+    });
+    std::vector<std::thread> threads;
+    for (int t = 0; t < std::max(1, a.jobs); ++t) threads.emplace_back(work);
+    for (auto& t : threads) t.join();
+    g_shared.store(nullptr);
+    stopper.join();
+    std::signal(SIGINT, previous);
+    std::vector<kernelbench::BenchProblemResult> done;
+    for (auto& r : rows)
+        if (r) done.push_back(*r);
+    write_table(settings.out_dir, done, fmt::format("kernelpro bench: {} ({} problems)", a.tasks_dir, done.size()));
+    std::cout << kernelbench::bench_table_markdown(done, "kernelpro bench") << "\n"
+              << (settings.out_dir / "results.md").string() << "\n";
+    if (done.size() < folders.size()) std::cout << "interrupted: run the same command again to resume\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+Handler register_bench(CLI::App& root) {
+    auto* cmd = root.add_subcommand("bench", "Optimize every task of a folder and write the results table (markdown and JSON)");
+    auto a = std::make_shared<BenchArgs>();
+    cmd->add_option("tasks_dir", a->tasks_dir, "Folder of task folders (an imported level, tasks/, your own)")->required()
+        ->check(CLI::ExistingDirectory);
+    cmd->add_option("--tasks", a->tasks, "Only these task folders (comma-separated names)");
+    cmd->add_option("--from-dir", a->from_dir, "Starting kernels: DIR/<task>.cu or DIR/<task>/*.cu")->check(CLI::ExistingDirectory);
+    cmd->add_option("--llm", a->llm, "LLM agents: PROVIDER:MODEL, script:FILE.jsonl, or script:DIR (DIR/<task>.jsonl per problem)");
+    cmd->add_option("--llm-config", a->llm_config, "LLM configuration file (TOML, see docs/llm.md)")->check(CLI::ExistingFile);
+    cmd->add_option("--llm-record", a->llm_record, "Append every LLM exchange to this JSONL file");
+    cmd->add_option("--llm-replay", a->llm_replay, "Serve the LLM exchanges from this recording");
+    cmd->add_option("--budget-evals", a->budget_evals, "Evaluations per problem")->capture_default_str()->check(CLI::Range(1, 100000));
+    cmd->add_option("--budget-seconds", a->budget_seconds, "Wall time per problem, seconds (0: none)");
+    cmd->add_option("--jobs", a->jobs, "Problems in flight at once (builds overlap; the GPU runs one worker at a time)")
+        ->capture_default_str()->check(CLI::Range(1, 64));
+    cmd->add_option("--out", a->out, "Output folder (default: kernelpro-bench-UTCSTAMP); reuse it to resume");
+    cmd->add_option("--store", a->store, "Run store (default: OUT/runs.db)");
+    cmd->add_option("--seed", a->seed, "Search seed")->capture_default_str();
+    cmd->add_flag("--no-compile-baseline", a->no_compile, "Do not time torch.compile (PyTorch tasks)");
+    cmd->add_flag("-q,--quiet", a->quiet, "No line per problem");
+    return [a]() { return run_bench(*a); };
+}
+
+}  // namespace kp::cli
