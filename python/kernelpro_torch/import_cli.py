@@ -11,6 +11,14 @@ import sys
 import warnings
 
 
+def _release_gpu_memory() -> None:
+    """Other imports may run beside this one: give back what the constant check cached."""
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print("usage: python3 -m kernelpro_torch.import_cli REQUEST.json RESULTS.jsonl", file=sys.stderr)
@@ -29,6 +37,7 @@ def main(argv: list[str]) -> int:
                 facts = {"status": "error", "file": problem["file"], "reason": f"importer error: {type(e).__name__}: {e}"}
             results.write(json.dumps(facts) + "\n")
             results.flush()
+            _release_gpu_memory()
     return 0
 
 

@@ -175,8 +175,10 @@ def _import(path: Path, out_dir: Path, precision: str, check_constant: str, seed
     outputs = _outputs(output, taken)
     out_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, out_dir / "problem.py")
-    if stored:
+    has_parameters = bool(stored)
+    if has_parameters:
         write_safetensors(out_dir / "parameters.safetensors", stored)
+    del stored, state  # the model itself goes on to the constant check
     tolerance = TOLERANCE[precision]
     elements = sum(torch.Size(t["shape"]).numel() for t in inputs + outputs)
     constant = {"skipped": "not asked"} if check_constant == "off" else \
@@ -201,4 +203,4 @@ def _import(path: Path, out_dir: Path, precision: str, check_constant: str, seed
             "flops": cost.flops, "flops_counted": cost.counted_flops, "flops_elementwise": cost.elementwise_flops,
             "cost_precision": {"fp32": "tf32" if cost.counted_flops > 0 else "f32", "fp16": "f16", "bf16": "bf16"}[precision],
             "constant_check": constant, "flags": flags, "notes": notes,
-            "files": {"source": "problem.py", "parameters": "parameters.safetensors" if stored else ""}}
+            "files": {"source": "problem.py", "parameters": "parameters.safetensors" if has_parameters else ""}}

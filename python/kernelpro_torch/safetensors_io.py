@@ -17,10 +17,14 @@ _CODES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", to
 _DTYPES = {v: k for k, v in _CODES.items()}
 
 
-def _tensor_bytes(tensor: torch.Tensor) -> bytes:
-    t = tensor.detach().to("cpu").contiguous()
+def _contiguous_cpu(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor.detach().to("cpu").contiguous()
+
+
+def _memory(t: torch.Tensor) -> memoryview:
+    """The tensor's bytes, without a copy (parameters of a level-3 model reach gigabytes)."""
     nbytes = t.numel() * t.element_size()
-    return ctypes.string_at(t.data_ptr(), nbytes) if nbytes else b""
+    return memoryview((ctypes.c_char * nbytes).from_address(t.data_ptr())) if nbytes else memoryview(b"")
 
 
 def write_safetensors(path: str | Path, tensors: dict[str, torch.Tensor]) -> None:
@@ -29,10 +33,11 @@ def write_safetensors(path: str | Path, tensors: dict[str, torch.Tensor]) -> Non
     for name, tensor in tensors.items():
         if tensor.dtype not in _CODES:
             raise ValueError(f"tensor '{name}': dtype {tensor.dtype} has no safetensors code here")
-        blob = _tensor_bytes(tensor)
-        header[name] = {"dtype": _CODES[tensor.dtype], "shape": list(tensor.shape), "data_offsets": [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
+        t = _contiguous_cpu(tensor)
+        size = t.numel() * t.element_size()
+        header[name] = {"dtype": _CODES[tensor.dtype], "shape": list(tensor.shape), "data_offsets": [offset, offset + size]}
+        blobs.append(t)
+        offset += size
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)  # the format pads the header to a multiple of 8 bytes
     path = Path(path)
@@ -40,8 +45,8 @@ def write_safetensors(path: str | Path, tensors: dict[str, torch.Tensor]) -> Non
     with open(partial, "wb") as f:
         f.write(struct.pack("<Q", len(text)))
         f.write(text)
-        for blob in blobs:
-            f.write(blob)
+        for t in blobs:
+            f.write(_memory(t))
     os.replace(partial, path)
 
 

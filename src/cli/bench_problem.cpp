@@ -5,7 +5,9 @@
 #include "agents/combined_proposer.h"
 #include "agents/llm_proposer.h"
 #include "build/candidate_builder.h"
-#include "cli/gpu_evaluator.h"
+#include "optimize/gpu_evaluator.h"
+#include "optimize/run_outputs.h"
+#include "optimize/run_settings.h"
 #include "common/files.h"
 #include "kernelbench/baseline_timing.h"
 #include "kernelbench/first_version.h"
@@ -91,6 +93,25 @@ void fill_final(kernelbench::BenchProblemResult& row, kp::Evaluator& gpu, const 
     row.roofline_fraction = times->roofline_fraction;
 }
 
+// The times of the best node's own evaluation (OUT/<task>/best.json), when it timed every baseline.
+void fill_from_best_report(kernelbench::BenchProblemResult& row, const fs::path& best_json) {
+    auto text = read_text_file(best_json);
+    auto j = text.ok() ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+    const nlohmann::json timing = j.is_object() ? j.value("timing", nlohmann::json::object()) : nlohmann::json::object();
+    auto median = [](const nlohmann::json& s) -> std::optional<double> {
+        if (s.is_object() && s.contains("median") && s["median"].is_number()) return s["median"].get<double>();
+        return std::nullopt;
+    };
+    row.correct = j.is_object() && j.value("correct", false);
+    row.status = row.correct ? "correct" : "error";
+    if (!row.correct) row.reason = "the best node's report is missing or not correct: " + best_json.string();
+    row.best_seconds = median(timing.value("candidate", nlohmann::json()));
+    row.eager_seconds = median(timing.value("baseline", nlohmann::json()));
+    if (timing.contains("extra_baselines")) row.compile_seconds = median(timing["extra_baselines"].value("compile", nlohmann::json()));
+    if (timing.contains("fraction_of_floor") && timing["fraction_of_floor"].is_number())
+        row.roofline_fraction = timing["fraction_of_floor"].get<double>();
+}
+
 }  // namespace
 
 kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, const BenchSettings& settings, BenchShared& shared,
@@ -162,7 +183,9 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
     CandidateBuilder builder(build_options);
     kp::Evaluator gpu(builder);
     gpu.set_worker_gate(&shared.worker_gate);
-    GpuEvaluator evaluator(*task, gpu, search_evaluation_options(settings.trials, settings.max_time, settings.min_time), out_dir);
+    EvaluationOptions search_options = optimize::search_evaluation_options(settings.trials, settings.max_time, settings.min_time);
+    search_options.compile_baseline = settings.baselines_in_search && settings.compile_baseline;
+    optimize::GpuEvaluator evaluator(*task, gpu, search_options, out_dir);
     search::TunerProposer tuner;
     std::unique_ptr<agents::LlmProposer> llm_proposer;
     std::unique_ptr<agents::CombinedProposer> combined;
@@ -172,7 +195,8 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
     config.budgets.max_evaluations = settings.budget_evals;
     if (settings.budget_seconds > 0) config.budgets.max_wall_seconds = settings.budget_seconds;
     if (agents) {
-        llm_proposer = std::make_unique<agents::LlmProposer>(agents, task->name + ": " + task->description);
+        llm_proposer = std::make_unique<agents::LlmProposer>(
+            agents, task->reference.pytorch ? kernelbench::describe_pytorch_task(*task) : task->name + ": " + task->description);
         combined = std::make_unique<agents::CombinedProposer>(tuner, *llm_proposer);
         proposer = combined.get();
         config.repairable = {search::StatusClass::compile_error, search::StatusClass::incorrect, search::StatusClass::crash,
@@ -193,7 +217,7 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
             if (!announced) on_run(driver.run_id());
             announced = true;
         });
-        outcome = driver.start({task->name, task_fingerprint(*task)}, baseline, config);
+        outcome = driver.start({task->name, optimize::task_fingerprint(*task)}, baseline, config);
         if (outcome.ok() && written) kernelbench::record_writer_exchanges(*store, outcome->run_id, written->exchanges);
     }
     if (!outcome.ok()) {
@@ -207,7 +231,7 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
         row.tokens = totals->tokens_in + totals->tokens_out;
         row.cost_usd = totals->cost_usd;
     }
-    auto found = write_run_outputs(driver, *outcome, evaluator, task->name, out_dir);
+    auto found = optimize::write_run_outputs(driver, *outcome, evaluator, task->name, out_dir);
     row.gpu_seconds = gpu_seconds_of(out_dir / "evaluations");
     if (outcome->stop_reason == search::StopReason::stop_requested) {
         row.status = "interrupted";
@@ -227,7 +251,8 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
                                 : found.error().message;
         return row;
     }
-    fill_final(row, gpu, *task, out_dir / "best.cu", settings.compile_baseline);
+    if (settings.baselines_in_search) fill_from_best_report(row, out_dir / "best.json");
+    else fill_final(row, gpu, *task, out_dir / "best.cu", settings.compile_baseline);
     return row;
 }
 

@@ -31,6 +31,9 @@ struct BenchSettings {
     int trials = 3;
     double max_time = 1.0, min_time = 0.05;
     bool compile_baseline = true;
+    // Time torch.compile in every evaluation of the search, not only in a final one: with a budget
+    // of one evaluation this saves a worker per problem (the best's own report has every time).
+    bool baselines_in_search = false;
     bool quiet = false;
 };
 

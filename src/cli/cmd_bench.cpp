@@ -6,7 +6,6 @@
 // resumes: running the same command again skips finished problems and resumes unfinished runs from
 // the run store. Exit codes: 0 the table was written, 2 usage, 3 environment.
 #include <csignal>
-#include <ctime>
 #include <iostream>
 #include <thread>
 
@@ -14,6 +13,7 @@
 
 #include "cli/bench_problem.h"
 #include "cli/commands.h"
+#include "cli/common_options.h"
 #include "common/files.h"
 #include "search/search_driver.h"
 #include "store/run_store.h"
@@ -30,7 +30,9 @@ struct BenchArgs {
     double budget_seconds = 0;
     int jobs = 2;
     std::uint64_t seed = 1;
-    bool no_compile = false, quiet = false;
+    bool no_compile = false, baselines_in_search = false, quiet = false;
+    int trials = 3;
+    double max_time = 1.0;
 };
 
 std::atomic<BenchShared*> g_shared{nullptr};
@@ -98,15 +100,6 @@ private:
     std::mutex mutex_;
 };
 
-std::string utc_stamp() {
-    std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-    return buf;
-}
-
 void write_table(const fs::path& out, const std::vector<kernelbench::BenchProblemResult>& rows, const std::string& title) {
     (void)write_file_atomically(out / "results.md", kernelbench::bench_table_markdown(rows, title));
     (void)write_file_atomically(out / "results.json", kernelbench::bench_table_json(rows).dump(2) + "\n");
@@ -127,6 +120,9 @@ int run_bench(const BenchArgs& a) {
     settings.budget_seconds = a.budget_seconds;
     settings.seed = a.seed;
     settings.compile_baseline = !a.no_compile;
+    settings.baselines_in_search = a.baselines_in_search;
+    settings.trials = a.trials;
+    settings.max_time = a.max_time;
     settings.quiet = a.quiet;
     std::error_code ec;
     fs::create_directories(settings.out_dir, ec);
@@ -205,6 +201,11 @@ Handler register_bench(CLI::App& root) {
     cmd->add_option("--store", a->store, "Run store (default: OUT/runs.db)");
     cmd->add_option("--seed", a->seed, "Search seed")->capture_default_str();
     cmd->add_flag("--no-compile-baseline", a->no_compile, "Do not time torch.compile (PyTorch tasks)");
+    cmd->add_flag("--baselines-in-search", a->baselines_in_search,
+                  "Time torch.compile in every search evaluation instead of a final one (saves a worker per problem with a "
+                  "budget of 1)");
+    cmd->add_option("--trials", a->trials, "Correctness trials per evaluation")->capture_default_str()->check(CLI::Range(1, 100));
+    cmd->add_option("--max-time", a->max_time, "Timing cap per evaluation, seconds")->capture_default_str();
     cmd->add_flag("-q,--quiet", a->quiet, "No line per problem");
     return [a]() { return run_bench(*a); };
 }

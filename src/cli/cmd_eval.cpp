@@ -21,7 +21,7 @@ namespace {
 struct EvalArgs {
     std::string task, candidate, baseline;
     std::vector<std::string> params;
-    bool json = false, no_timing = false, quiet = false, require_sandbox = false;
+    bool json = false, no_timing = false, quiet = false, require_sandbox = false, no_compile = false;
     int trials = 5;
     double max_time = 5.0, min_time = 0.1, noise = 0.5, call_timeout = 10.0;
     size_t min_samples = 10;
@@ -39,6 +39,7 @@ Handler register_eval(CLI::App& root) {
     cmd->add_flag("--json", a->json, "Print the versioned JSON report (schema kernelpro.eval/1)");
     cmd->add_option("--trials", a->trials, "Correctness trials with fresh inputs")->capture_default_str()->check(CLI::Range(1, 1000));
     cmd->add_flag("--no-timing", a->no_timing, "Check correctness only");
+    cmd->add_flag("--no-compile-baseline", a->no_compile, "PyTorch tasks: time the eager module only, not torch.compile of it");
     cmd->add_option("--max-time", a->max_time, "Wall-time cap of the timing phase, seconds")->capture_default_str();
     cmd->add_option("--min-time", a->min_time, "Measured time needed before stopping, seconds")->capture_default_str();
     cmd->add_option("--min-samples", a->min_samples, "Samples needed before stopping")->capture_default_str();
@@ -74,7 +75,7 @@ Handler register_eval(CLI::App& root) {
         options.timing.stopping.max_noise = a->noise / 100.0;
         options.call_timeout_seconds = a->call_timeout;
         options.seed = a->seed;
-        options.sandbox.required = a->require_sandbox;
+    bool json = false, no_timing = false, quiet = false, require_sandbox = false, no_compile = false;
         auto start = std::chrono::steady_clock::now();
         if (!a->quiet)
             options.on_progress = [start](const std::string& line) {

@@ -13,7 +13,7 @@
 #include "common/files.h"
 #include "kernelbench/kernelbench_checkout.h"
 #include "kernelbench/model_new_export.h"
-#include "llm/llm_agents.h"
+#include "common/resource_locator.h"
 #include "task/task_spec.h"
 
 namespace kp::cli {
@@ -108,7 +108,8 @@ int kernelbench_export(const KbExportArgs& a) {
         std::cerr << task.error().message << "\n";
         return kExitUsage;
     }
-    auto abi = read_text_file(llm::find_abi_header());
+    auto abi_path = locate_abi_header();
+    auto abi = abi_path.ok() ? read_text_file(*abi_path) : Result<std::string>(abi_path.error());
     auto problem = task->reference.pytorch ? read_text_file(task->reference.pytorch->source) : Result<std::string>(std::string());
     if (!abi.ok() || !problem.ok()) {
         std::cerr << "error: " << (!abi.ok() ? abi.error().message : problem.error().message) << "\n";

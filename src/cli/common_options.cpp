@@ -1,5 +1,7 @@
 #include "cli/common_options.h"
 
+#include <ctime>
+
 #include <regex>
 
 namespace kp::cli {
@@ -13,6 +15,15 @@ Result<ParameterValues> parse_parameter_values(const std::vector<std::string>& a
         values[m[1].str()] = m[2].str();
     }
     return values;
+}
+
+std::string utc_stamp() {
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+    return buf;
 }
 
 }  // namespace kp::cli

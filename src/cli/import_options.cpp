@@ -15,6 +15,8 @@ void add_import_flags(CLI::App& cmd, ImportFlags& flags) {
     cmd.add_option("--check-constant", flags.check_constant,
                    "Run each problem to see whether a constant output passes (auto: on a GPU, or on the CPU when small)")
         ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
+    cmd.add_option("--jobs", flags.jobs, "Problems imported at once (one Python process each)")->capture_default_str()
+        ->check(CLI::Range(1, 64));
     cmd.add_flag("-q,--quiet", flags.quiet, "No line per problem");
 }
 
@@ -23,6 +25,7 @@ int run_import(const std::vector<kernelbench::ImportJob>& jobs, const ImportFlag
     kernelbench::ImportOptions options;
     options.precision = flags.precision;
     options.check_constant = flags.check_constant;
+    options.jobs = flags.jobs;
     auto outcomes = kernelbench::import_and_report(jobs, options, out_dir, title, flags.quiet);
     if (!outcomes.ok()) {
         std::cerr << "error: " << outcomes.error().message << "\n";

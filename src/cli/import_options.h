@@ -14,6 +14,7 @@ namespace kp::cli {
 struct ImportFlags {
     std::string precision = "fp32";
     std::string check_constant = "auto";
+    int jobs = 1;
     bool quiet = false;
 };
 

@@ -45,8 +45,13 @@ std::string render_evaluation_text(const EvaluationReport& r) {
                            "max", "samples", "noise", "MHz");
         if (r.timing.contains("baseline"))
             out += summary_row(r.timing.value("baseline_is_reference", true) ? "reference" : "baseline", r.timing["baseline"]);
+        if (r.timing.contains("extra_baselines"))
+            for (const auto& [name, summary] : r.timing["extra_baselines"].items()) out += summary_row(name.c_str(), summary);
         out += summary_row("candidate", r.timing["candidate"]);
         if (r.timing.contains("speedup")) out += fmt::format("\nspeedup    {:.3f}x\n", r.timing["speedup"].get<double>());
+        if (r.timing.contains("extra_speedups"))
+            for (const auto& [name, x] : r.timing["extra_speedups"].items())
+                out += fmt::format("speedup    {:.3f}x over {}\n", x.get<double>(), name);
         if (r.timing.contains("roofline_floor"))
             out += fmt::format("roofline   floor {} ({}-bound), candidate at {:.1f}% of it\n",
                                us(r.timing["roofline_floor"].value("floor_seconds", 0.0)),

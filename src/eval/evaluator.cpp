@@ -35,7 +35,8 @@ nlohmann::json EvaluationReport::to_json() const {
                      {"timing", timing},
                      {"sandbox", sandbox},
                      {"warnings", warnings},
-                     {"seconds", {{"compile", compile_seconds}, {"verify", verify_seconds}, {"time", time_seconds}, {"total", total_seconds}}}};
+                     {"seconds", {{"compile", compile_seconds}, {"verify", verify_seconds}, {"time", time_seconds}, {"total", total_seconds},
+                                  {"worker_phases", worker_phases}}}};
     if (candidate_build) {
         j["build"] = {{"status", build_status_name(candidate_build->status)}, {"key", candidate_build->key},
                       {"cache_hit", candidate_build->cache_hit}, {"compile_seconds", candidate_build->compile_seconds},
@@ -193,6 +194,8 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     double worker_total = outcome->wall_seconds;
     double timing_start = at("warmup").value_or(at("timing").value_or(worker_total));
     report.verify_seconds = timing_start;  // context start-up, reference, load, correctness
+    report.worker_phases = outcome->phase_started;
+    report.worker_phases["end"] = worker_total;
     report.time_seconds = worker_total - timing_start;
     (void)worker_start;
     report.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -51,6 +52,9 @@ struct EvaluationReport {
     nlohmann::json sandbox;          // the layers around candidate code (sandbox::SandboxReport JSON)
     std::vector<std::string> warnings;
     double compile_seconds = 0, verify_seconds = 0, time_seconds = 0, total_seconds = 0;
+    // Seconds after the worker started at which it said hello and began each phase (reference,
+    // load, correctness, warmup, timing): where one evaluation's time goes.
+    std::map<std::string, double> worker_phases;
     std::string worker_log;
 
     std::optional<double> candidate_median_seconds() const;

@@ -1,6 +1,7 @@
 // Where kernelpro finds Python for its PyTorch bridge (docs/kernelbench.md): the interpreter
-// ($KERNELPRO_PYTHON, else python3 in PATH) and the kernelpro_torch package (python/ in the source
-// tree, or the installed copy).
+// ($KERNELPRO_PYTHON, else python3 in PATH) and the kernelpro_torch package, through the resource
+// locator ($KERNELPRO_PYTHON_DIR, else share/kernelpro/python: python/ of the checkout, linked
+// into the build tree, or the installed copy).
 #pragma once
 
 #include <filesystem>
@@ -14,8 +15,7 @@ namespace kp {
 // $KERNELPRO_PYTHON, else python3 found in PATH.
 Result<std::string> python_executable();
 
-// The folder that holds kernelpro_torch/: $KERNELPRO_PYTHON_DIR, else <exe>/../python,
-// <exe>/../share/kernelpro/python, else the source tree's python/.
+// The folder that holds kernelpro_torch/.
 Result<std::filesystem::path> python_package_directory();
 
 // The command that starts a worker inside Python: {python, worker_host.py, libkernelpro_worker.so}.

@@ -68,6 +68,7 @@ void ChannelState::take(const std::string& line) {
     double now = std::chrono::duration<double>(Clock::now() - start).count();
     if (type == "hello") {
         outcome.hello = m.value("device", nlohmann::json::object());
+        outcome.phase_started.emplace("hello", now);
     } else if (type == "progress") {
         outcome.phase_started.emplace(m.value("phase", ""), now);
         if (on_progress) on_progress(m);

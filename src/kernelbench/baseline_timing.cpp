@@ -1,5 +1,9 @@
 #include "kernelbench/baseline_timing.h"
 
+#include <fmt/format.h>
+
+#include "common/files.h"
+
 namespace kp::kernelbench {
 
 namespace {
@@ -15,6 +19,22 @@ std::optional<double> over(const std::optional<double>& baseline, const std::opt
 
 std::optional<double> BaselineTimes::speedup_over_eager() const { return over(eager, best); }
 std::optional<double> BaselineTimes::speedup_over_compile() const { return over(compile, best); }
+
+std::string baselines_line(const BaselineTimes& t) {
+    auto ms = [](const std::optional<double>& s) { return s ? fmt::format("{:.4g} ms", *s * 1e3) : std::string("-"); };
+    std::string line = fmt::format("eager {}, torch.compile {}, best {}", ms(t.eager), ms(t.compile), ms(t.best));
+    if (auto x = t.speedup_over_eager()) line += fmt::format(": {:.2f}x over eager", *x);
+    if (auto x = t.speedup_over_compile()) line += fmt::format(", {:.2f}x over compile", *x);
+    return line;
+}
+
+std::string time_best_against_baselines(kp::Evaluator& evaluator, const TaskSpec& task, const std::filesystem::path& out_dir) {
+    auto times = time_against_baselines(evaluator, task, out_dir / "best.cu");
+    if (!times.ok()) return "the final timing against eager and torch.compile failed: " + times.error().message;
+    (void)write_file_atomically(out_dir / "baselines.json", times->report.to_json().dump(2) + "\n");
+    if (times->report.status != FailureClass::Ok) return "the final timing against eager and torch.compile: " + times->report.message;
+    return "against PyTorch in one worker: " + baselines_line(*times);
+}
 
 Result<BaselineTimes> time_against_baselines(kp::Evaluator& evaluator, const TaskSpec& task, const std::filesystem::path& kernel,
                                              bool compile_baseline, int trials, double max_seconds) {

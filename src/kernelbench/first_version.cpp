@@ -60,6 +60,13 @@ Result<llm::WriterInput> writer_input_for(const TaskSpec& task) {
     return in;
 }
 
+std::string describe_pytorch_task(const TaskSpec& task) {
+    auto in = writer_input_for(task);
+    if (!in.ok()) return task.name + ": " + task.description;
+    return in->task + "\n\nTensors, in kp_forward's order:\n" + in->tensors + "\n" + in->roofline +
+           "\n\nThe PyTorch module the kernel must match:\n```python\n" + in->pytorch_source + "\n```";
+}
+
 Result<FirstVersion> write_first_version(llm::LlmAgents& agents, const TaskSpec& task) {
     auto input = writer_input_for(task);
     if (!input.ok()) return input.error();

@@ -27,6 +27,10 @@ Result<FirstVersion> write_first_version(llm::LlmAgents& agents, const TaskSpec&
 // The writer's exchanges, stored with the run (node 0) once the run exists.
 void record_writer_exchanges(store::RunStore& store, std::int64_t run_id, const std::vector<llm::LlmExchange>& exchanges);
 
+// What the coder and fixer are told about an imported task on every later proposal: the writer's
+// tensors and floor, and the PyTorch source (the definition of what to compute).
+std::string describe_pytorch_task(const TaskSpec& task);
+
 // The one line optimize and bench print for a task with no starting kernel and no writer.
 std::string no_starting_kernel_message(const TaskSpec& task);
 

@@ -1,7 +1,10 @@
 #include "kernelbench/problem_import.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 #include "common/files.h"
 #include "common/process.h"
@@ -88,36 +91,72 @@ Result<std::vector<nlohmann::json>> run_batch(const std::vector<ImportJob>& jobs
 
 }  // namespace
 
+namespace {
+
+// Imports jobs[begin, end) in as few Python processes as it takes: a process that dies costs the
+// problem it was on (reported), and a new one goes on with the rest. False when Python cannot
+// import torch at all.
+bool import_range(const std::vector<ImportJob>& jobs, size_t begin, size_t end, const ImportOptions& options,
+                  const std::string& python, const fs::path& package, std::vector<ImportOutcome>& outcomes,
+                  const std::function<void(const ImportOutcome&)>& report) {
+    size_t next = begin;
+    while (next < end) {
+        std::vector<ImportJob> batch(jobs.begin() + static_cast<std::ptrdiff_t>(next), jobs.begin() + static_cast<std::ptrdiff_t>(end));
+        std::string failure;
+        auto results = run_batch(batch, options, python, package, failure);
+        if (!results.ok()) failure = results.error().message;
+        size_t got = results.ok() ? std::min(results->size(), batch.size()) : 0;
+        for (size_t i = 0; i < got; ++i) {
+            outcomes[next + i] = outcome_from(batch[i], (*results)[i]);
+            report(outcomes[next + i]);
+        }
+        next += got;
+        if (next < end) {
+            if (got == 0 && failure.find("No module named 'torch'") != std::string::npos) return false;
+            ImportOutcome& lost = outcomes[next];
+            lost.job = jobs[next];
+            lost.reason = failure.empty() ? "the Python importer stopped without a result for this problem" : failure;
+            report(lost);
+            ++next;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
 Result<std::vector<ImportOutcome>> import_problems(const std::vector<ImportJob>& jobs, const ImportOptions& options) {
     auto python = python_executable();
     if (!python.ok()) return python.error();
     auto package = python_package_directory();
     if (!package.ok()) return package.error();
-    std::vector<ImportOutcome> outcomes;
-    size_t next = 0;
-    while (next < jobs.size()) {
-        size_t end = std::min(jobs.size(), next + std::max<size_t>(1, options.batch));
-        std::vector<ImportJob> batch(jobs.begin() + static_cast<std::ptrdiff_t>(next), jobs.begin() + static_cast<std::ptrdiff_t>(end));
-        std::string failure;
-        auto results = run_batch(batch, options, *python, *package, failure);
-        if (!results.ok()) return results.error();
-        for (size_t i = 0; i < results->size() && i < batch.size(); ++i) {
-            outcomes.push_back(outcome_from(batch[i], (*results)[i]));
-            if (options.on_outcome) options.on_outcome(outcomes.back());
+    std::vector<ImportOutcome> outcomes(jobs.size());
+    const size_t batch = std::max<size_t>(1, options.batch);
+    std::mutex mutex;
+    size_t next_batch = 0;
+    std::atomic<bool> no_torch{false};
+    auto report = [&](const ImportOutcome& o) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (options.on_outcome) options.on_outcome(o);
+    };
+    auto work = [&] {
+        for (;;) {
+            size_t begin;
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                begin = next_batch;
+                next_batch += batch;
+            }
+            if (begin >= jobs.size() || no_torch.load()) return;
+            if (!import_range(jobs, begin, std::min(jobs.size(), begin + batch), options, *python, *package, outcomes, report))
+                no_torch.store(true);
         }
-        next += results->size();
-        if (results->size() < batch.size()) {
-            // The interpreter died on this problem (or could not start): it is reported, the rest go on.
-            ImportOutcome lost;
-            lost.job = batch[results->size()];
-            lost.reason = failure.empty() ? "the Python importer stopped without a result for this problem" : failure;
-            outcomes.push_back(lost);
-            if (options.on_outcome) options.on_outcome(outcomes.back());
-            ++next;
-            if (outcomes.size() == 1 && failure.find("No module named 'torch'") != std::string::npos)
-                return make_error(*python + " cannot import torch: PyTorch tasks need it (set KERNELPRO_PYTHON to a Python that has it)");
-        }
-    }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < std::max(1, options.jobs); ++t) threads.emplace_back(work);
+    for (auto& t : threads) t.join();
+    if (no_torch.load())
+        return make_error(*python + " cannot import torch: PyTorch tasks need it (set KERNELPRO_PYTHON to a Python that has it)");
     return outcomes;
 }
 

@@ -38,7 +38,8 @@ struct ImportOutcome {
 struct ImportOptions {
     std::string precision = "fp32";       // fp32 fp16 bf16
     std::string check_constant = "auto";  // auto (GPU, or the CPU for small problems) | on | off
-    size_t batch = 20;                    // problems per Python process
+    size_t batch = 10;                    // problems per Python process
+    int jobs = 1;                         // Python processes at once
     std::function<void(const ImportOutcome&)> on_outcome;  // progress, as each problem finishes
 };
 

@@ -13,6 +13,7 @@
 #include "kernelbench/problem_import.h"
 #include "task/safetensors.h"
 #include "task/task_spec.h"
+#include "../source_tree.h"
 
 using namespace kp;
 using namespace kp::kernelbench;
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kProblems = fs::path(KP_SOURCE_DIR) / "tests" / "kernelbench" / "problems";
+const fs::path kProblems = kp::testing::source_path("tests/kernelbench/problems");
 
 ImportJob job_for(const fs::path& file, const fs::path& out) {
     ImportJob job;
@@ -35,7 +36,9 @@ std::map<std::string, ImportOutcome> import_files(const std::vector<std::string>
     fs::path out = make_temp_directory("kp-import-test").value();
     std::vector<ImportJob> jobs;
     for (const auto& f : files) jobs.push_back(job_for(kProblems / f, out));
-    auto result = import_problems(jobs, ImportOptions{});
+    ImportOptions options;
+    options.jobs = 2;
+    auto result = import_problems(jobs, options);
     EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
     std::map<std::string, ImportOutcome> map;
     if (result.ok())
