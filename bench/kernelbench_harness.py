@@ -95,7 +95,9 @@ def precompile(kb_root, out, files):
     return 0
 
 
-def evaluate(kb_root, out, precision, pairs):
+def evaluate(kb_root, out, precision, pairs, trials=1):
+    """KernelBench's default of one correctness trial: it draws each trial's inputs on the CPU
+    (seconds for a level-1 problem)."""
     import torch
     kb_eval, _ = import_kernelbench(kb_root)
     dtype = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[precision]
@@ -105,7 +107,7 @@ def evaluate(kb_root, out, precision, pairs):
         entry = {"problem": problem, "model_new": model_new}
         start = time.time()
         try:
-            result = kb_eval.eval_kernel_against_ref(open(problem).read(), open(model_new).read(), num_correct_trials=5,
+            result = kb_eval.eval_kernel_against_ref(open(problem).read(), open(model_new).read(), num_correct_trials=trials,
                                                      measure_performance=False, build_dir=model_new + ".build",
                                                      precision=dtype, verbose=False)
             if result is None:
@@ -124,15 +126,20 @@ def evaluate(kb_root, out, precision, pairs):
     return 0
 
 
-def _time_model(kb_eval, kb_timing, source, compiled, trials):
+def _inputs(kb_eval, source):
+    """The inputs as KernelBench's measure_ref_program_time draws them (on the CPU, seed 42)."""
+    import torch
+    _, _, get_inputs = kb_eval.load_original_model_and_inputs(source, {})
+    kb_eval.set_seed(42)
+    return [x.to(device="cuda:0", dtype=torch.float32) if isinstance(x, torch.Tensor) else x for x in get_inputs()]
+
+
+def _time_model(kb_eval, kb_timing, source, inputs, compiled, trials):
     """KernelBench's measure_ref_program_time, keeping the raw trial times (it reports a mean)."""
     import torch
     device = torch.device("cuda:0")
-    context = {}
-    Model, get_init_inputs, get_inputs = kb_eval.load_original_model_and_inputs(source, context)
+    Model, get_init_inputs, _ = kb_eval.load_original_model_and_inputs(source, {})
     with torch.no_grad():
-        kb_eval.set_seed(42)
-        inputs = [x.to(device=device, dtype=torch.float32) if isinstance(x, torch.Tensor) else x for x in get_inputs()]
         kb_eval.set_seed(42)
         init = [x.to(device=device, dtype=torch.float32) if isinstance(x, torch.Tensor) else x for x in get_init_inputs()]
         model = Model(*init).to(device=device, dtype=torch.float32)
@@ -141,7 +148,7 @@ def _time_model(kb_eval, kb_timing, source, compiled, trials):
             model = torch.compile(model)
         times = kb_timing.time_execution_with_cuda_event(model, inputs, num_warmup=5, num_trials=trials, discard_first=1,
                                                          verbose=False, device=device)
-    del model, inputs
+    del model
     torch.cuda.empty_cache()
     return {"median_ms": statistics.median(times), "mean_ms": statistics.mean(times), "trials": len(times)}
 
@@ -153,13 +160,20 @@ def timing(kb_root, out, problems, trials=50):
     for problem in problems:
         entry = {"problem": problem}
         source = open(problem).read()
+        try:
+            inputs = _inputs(kb_eval, source)  # one draw serves both modes
+        except Exception as e:
+            entry["error"] = f"get_inputs: {type(e).__name__}: {e}"[:300]
+            results.append(entry)
+            continue
         for mode in ("eager", "compile"):
             start = time.time()
             try:
-                entry[mode] = _time_model(kb_eval, kb_timing, source, mode == "compile", trials)
+                entry[mode] = _time_model(kb_eval, kb_timing, source, inputs, mode == "compile", trials)
             except Exception as e:
                 entry[mode] = {"error": f"{type(e).__name__}: {e}"[:300]}
             entry[mode]["seconds"] = time.time() - start
+        del inputs
         results.append(entry)
         print(json.dumps(entry), flush=True)
     json.dump(results, open(out, "w"), indent=2)
@@ -176,7 +190,7 @@ def main(argv):
     if command == "precompile":
         return precompile(rest[0], rest[1], rest[2:])
     if command == "eval":
-        return evaluate(rest[0], rest[1], rest[2], rest[3:])
+        return evaluate(rest[0], rest[1], rest[2], rest[3:], int(os.environ.get("KB_EVAL_TRIALS", "1")))
     if command == "timing":
         return timing(rest[0], rest[1], rest[2:], int(os.environ.get("KB_TIMING_TRIALS", "50")))
     print(f"unknown command {command}\n{__doc__}")

@@ -88,8 +88,10 @@ public:
     void set_result(const std::string& folder, const kernelbench::BenchProblemResult& row) {
         std::lock_guard<std::mutex> lock(mutex_);
         // Interrupted or failed for reasons that are not the kernel's: tried again on the next run.
-        if (row.status == "interrupted" || row.status == "error") data_["problems"][folder].erase("result");
-        else data_["problems"][folder]["result"] = row.to_json();
+        nlohmann::json& entry = data_["problems"][folder];
+        if (!entry.is_object()) entry = nlohmann::json::object();
+        if (row.status == "interrupted" || row.status == "error") entry.erase("result");
+        else entry["result"] = row.to_json();
         save();
     }
 
@@ -126,6 +128,14 @@ int run_bench(const BenchArgs& a) {
     settings.quiet = a.quiet;
     std::error_code ec;
     fs::create_directories(settings.out_dir, ec);
+    {
+        // Created (and its schema migrated) here, once: the problems' threads then only connect.
+        auto store = store::RunStore::open(settings.store_path);
+        if (!store.ok()) {
+            std::cerr << "error: run store " << settings.store_path.string() << ": " << store.error().message << "\n";
+            return kExitEnvironment;
+        }
+    }
     Manifest manifest(settings.out_dir / "bench.json");
     std::vector<std::optional<kernelbench::BenchProblemResult>> rows(folders.size());
     std::vector<size_t> todo;

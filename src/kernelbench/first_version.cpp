@@ -4,6 +4,7 @@
 
 #include "common/files.h"
 #include "eval/roofline_floor.h"
+#include "gpu/datasheets.h"
 
 namespace kp::kernelbench {
 
@@ -51,12 +52,19 @@ Result<llm::WriterInput> writer_input_for(const TaskSpec& task) {
     }
     for (const auto& c : task.reference.pytorch->constants)
         in.tensors += fmt::format("- forward's argument `{}` is always {} (not passed to the kernel: write it in)\n", c.name, c.value.dump());
-    RooflineFloor floor = roofline_floor(task, h200_datasheet_peaks());
+    gpu::DeviceInfo h200;  // the GPU kernelpro targets; the floor only guides the writer
+    h200.name = "NVIDIA H200";
+    auto ceilings = gpu::datasheet_ceilings(h200);
+    auto floor = ceilings ? roofline_floor(task, *ceilings, "datasheet H200") : std::nullopt;
+    if (!floor) {
+        in.roofline = fmt::format("{:.3g} bytes and {:.3g} FLOP ({}) at the least.", task.cost.bytes, task.cost.flops, task.cost.precision);
+        return in;
+    }
     in.roofline = fmt::format("No kernel can beat {:.1f} us on an H200: {:.3g} bytes at peak DRAM bandwidth take {:.1f} us, {:.3g} FLOP "
                               "({}) at peak take {:.1f} us; the task is {}-bound at the floor.",
-                              floor.seconds() * 1e6, task.cost.bytes, floor.memory_seconds * 1e6, task.cost.flops,
-                              task.cost.precision, floor.compute_seconds * 1e6,
-                              floor.memory_seconds >= floor.compute_seconds ? "memory" : "compute");
+                              floor->seconds() * 1e6, task.cost.bytes, floor->memory_seconds * 1e6, task.cost.flops,
+                              task.cost.precision, floor->compute_seconds * 1e6,
+                              floor->memory_seconds >= floor->compute_seconds ? "memory" : "compute");
     return in;
 }
 

@@ -1,0 +1,81 @@
+// The commands around imported tasks, run as a user runs them (the built kernelpro): optimize says
+// what an imported task needs to start, bench writes its table and resumes from its manifest,
+// import's exit codes. On a machine without a GPU every evaluation fails; the table still lists
+// each problem with why.
+#include <gtest/gtest.h>
+
+#include "common/files.h"
+#include "common/process.h"
+#include "common/resource_locator.h"
+#include "../source_tree.h"
+
+using namespace kp;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path kernelpro() {
+    auto self = running_executable();
+    auto tree = self ? enclosing_build_tree(*self) : std::nullopt;
+    return tree ? *tree / "bin" / "kernelpro" : fs::path("kernelpro");
+}
+
+ProcessResult run(const std::vector<std::string>& args, std::chrono::seconds timeout = std::chrono::seconds(300)) {
+    std::vector<std::string> argv{kernelpro().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessOptions options;
+    options.timeout = timeout;
+    auto r = run_process(argv, options);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? *r : ProcessResult{};
+}
+
+const fs::path kProblems = kp::testing::source_path("tests/kernelbench/problems");
+
+}  // namespace
+
+TEST(KernelBenchCli, OptimizeOnAnImportedTaskNeedsAnLlmOrAStartingKernel) {
+    fs::path out = make_temp_directory("kp-cli-import").value();
+    auto imported = run({"import", (kProblems / "3_Matmul.py").string(), "--out", out.string(), "-q"});
+    ASSERT_EQ(imported.exit_code, 0) << imported.stdout_text << imported.stderr_text;
+    auto optimize = run({"optimize", (out / "3_Matmul").string(), "--budget-evals", "1", "--store", (out / "runs.db").string()});
+    EXPECT_EQ(optimize.exit_code, 2);
+    EXPECT_NE(optimize.stderr_text.find("has no starting kernel (its reference is a PyTorch module): pass --llm"), std::string::npos)
+        << optimize.stderr_text;
+}
+
+TEST(KernelBenchCli, ImportOfNothingConvertibleExitsTwoWithTheReasons) {
+    fs::path out = make_temp_directory("kp-cli-import-none").value();
+    auto r = run({"import", (kProblems / "25_SyntaxError.py").string(), (kProblems / "26_NotKernelBench.py").string(), "--out",
+                  out.string(), "-q"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.stdout_text.find("2 problems: 0 converted, 2 unconvertible"), std::string::npos) << r.stdout_text;
+    EXPECT_NE(r.stdout_text.find("25_SyntaxError.py: Python syntax error at line 3"), std::string::npos) << r.stdout_text;
+    EXPECT_TRUE(fs::is_regular_file(out / "import-report.md"));
+}
+
+TEST(KernelBenchCli, BenchWritesItsTableAndResumesFromItsManifest) {
+    fs::path out = make_temp_directory("kp-cli-bench").value();
+    fs::path tasks = kp::testing::source_path("tasks");
+    auto first = run({"bench", tasks.string(), "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "1", "--jobs", "2", "--out",
+                      out.string()});
+    ASSERT_EQ(first.exit_code, 0) << first.stdout_text << first.stderr_text;
+    auto md = read_text_file(out / "results.md");
+    ASSERT_TRUE(md.ok());
+    EXPECT_NE(md->find("| gelu_f16 |"), std::string::npos) << *md;
+    EXPECT_NE(md->find("| transpose_f32 |"), std::string::npos) << *md;
+    EXPECT_NE(md->find("| all | 2 |"), std::string::npos) << *md;
+    auto json = read_text_file(out / "results.json");
+    ASSERT_TRUE(json.ok());
+    EXPECT_NE(json->find("\"schema\": \"kernelpro.bench/1\""), std::string::npos);
+    // A finished problem is not run again (whatever its result; an evaluator error would be).
+    auto again = run({"bench", tasks.string(), "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "1", "--out", out.string()});
+    ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
+    auto manifest = read_text_file(out / "bench.json");
+    ASSERT_TRUE(manifest.ok());
+    bool errored = manifest->find("\"status\": \"error\"") != std::string::npos;
+    if (!errored) {
+        EXPECT_NE(again.stderr_text.find("(2 already done)"), std::string::npos) << again.stderr_text;
+    }
+    EXPECT_NE(again.stdout_text.find("| gelu_f16 |"), std::string::npos);
+}
