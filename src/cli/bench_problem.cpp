@@ -91,6 +91,7 @@ void fill_final(kernelbench::BenchProblemResult& row, kp::Evaluator& gpu, const 
     row.compile_seconds = times->compile;
     row.best_seconds = times->best;
     row.roofline_fraction = times->roofline_fraction;
+    row.device = times->report.device.value("name", "");
 }
 
 // The times of the best node's own evaluation (OUT/<task>/best.json), when it timed every baseline.
@@ -110,6 +111,7 @@ void fill_from_best_report(kernelbench::BenchProblemResult& row, const fs::path&
     if (timing.contains("extra_baselines")) row.compile_seconds = median(timing["extra_baselines"].value("compile", nlohmann::json()));
     if (timing.contains("fraction_of_floor") && timing["fraction_of_floor"].is_number())
         row.roofline_fraction = timing["fraction_of_floor"].get<double>();
+    if (j.is_object() && j.contains("device") && j["device"].is_object()) row.device = j["device"].value("name", "");
 }
 
 }  // namespace

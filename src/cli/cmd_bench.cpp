@@ -6,6 +6,7 @@
 // resumes: running the same command again skips finished problems and resumes unfinished runs from
 // the run store. Exit codes: 0 the table was written, 2 usage, 3 environment.
 #include <csignal>
+#include <ctime>
 #include <iostream>
 #include <thread>
 
@@ -102,9 +103,15 @@ private:
     std::mutex mutex_;
 };
 
-void write_table(const fs::path& out, const std::vector<kernelbench::BenchProblemResult>& rows, const std::string& title) {
+void write_table(const fs::path& out, const std::vector<kernelbench::BenchProblemResult>& rows, const std::string& title,
+                 const std::string& suite) {
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char created[32];
+    std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     (void)write_file_atomically(out / "results.md", kernelbench::bench_table_markdown(rows, title));
-    (void)write_file_atomically(out / "results.json", kernelbench::bench_table_json(rows).dump(2) + "\n");
+    (void)write_file_atomically(out / "results.json", kernelbench::bench_table_json(rows, suite, created).dump(2) + "\n");
 }
 
 int run_bench(const BenchArgs& a) {
@@ -183,7 +190,8 @@ int run_bench(const BenchArgs& a) {
     std::vector<kernelbench::BenchProblemResult> done;
     for (auto& r : rows)
         if (r) done.push_back(*r);
-    write_table(settings.out_dir, done, fmt::format("kernelpro bench: {} ({} problems)", a.tasks_dir, done.size()));
+    write_table(settings.out_dir, done, fmt::format("kernelpro bench: {} ({} problems)", a.tasks_dir, done.size()),
+                fs::absolute(a.tasks_dir).filename().string());
     std::cout << kernelbench::bench_table_markdown(done, "kernelpro bench") << "\n"
               << (settings.out_dir / "results.md").string() << "\n";
     if (done.size() < folders.size()) std::cout << "interrupted: run the same command again to resume\n";

@@ -74,17 +74,18 @@ std::optional<double> BenchProblemResult::speedup_over_eager() const { return ra
 std::optional<double> BenchProblemResult::speedup_over_compile() const { return ratio(compile_seconds, best_seconds); }
 
 nlohmann::json BenchProblemResult::to_json() const {
-    return {{"task", task}, {"level", level}, {"degenerate", degenerate}, {"correct", correct}, {"status", status},
+    // The field names kernelpro report reads (docs/report.md), and more.
+    return {{"name", task}, {"level", level}, {"degenerate", degenerate}, {"correct", correct}, {"status", status},
             {"reason", reason}, {"eager_seconds", opt(eager_seconds)}, {"compile_seconds", opt(compile_seconds)},
-            {"best_seconds", opt(best_seconds)}, {"speedup_over_eager", opt(speedup_over_eager())},
-            {"speedup_over_compile", opt(speedup_over_compile())}, {"roofline_fraction", opt(roofline_fraction)},
+            {"kernel_seconds", opt(best_seconds)}, {"speedup_vs_eager", opt(speedup_over_eager())},
+            {"speedup_vs_compile", opt(speedup_over_compile())}, {"roofline_fraction", opt(roofline_fraction)},
             {"evaluations", evaluations}, {"tokens", tokens}, {"cost_usd", cost_usd}, {"gpu_seconds", gpu_seconds},
-            {"run_id", run_id}};
+            {"run_id", run_id}, {"device", device}};
 }
 
 BenchProblemResult BenchProblemResult::from_json(const nlohmann::json& j) {
     BenchProblemResult r;
-    r.task = j.value("task", "");
+    r.task = j.value("name", "");
     r.level = j.value("level", 0);
     r.degenerate = j.value("degenerate", false);
     r.correct = j.value("correct", false);
@@ -92,13 +93,14 @@ BenchProblemResult BenchProblemResult::from_json(const nlohmann::json& j) {
     r.reason = j.value("reason", "");
     r.eager_seconds = opt_from(j, "eager_seconds");
     r.compile_seconds = opt_from(j, "compile_seconds");
-    r.best_seconds = opt_from(j, "best_seconds");
+    r.best_seconds = opt_from(j, "kernel_seconds");
     r.roofline_fraction = opt_from(j, "roofline_fraction");
     r.evaluations = j.value("evaluations", int64_t{0});
     r.tokens = j.value("tokens", int64_t{0});
     r.cost_usd = j.value("cost_usd", 0.0);
     r.gpu_seconds = j.value("gpu_seconds", 0.0);
     r.run_id = j.value("run_id", int64_t{0});
+    r.device = j.value("device", "");
     return r;
 }
 
@@ -151,8 +153,12 @@ std::string bench_table_markdown(const std::vector<BenchProblemResult>& results,
     return md;
 }
 
-nlohmann::json bench_table_json(const std::vector<BenchProblemResult>& results) {
-    nlohmann::json j{{"schema", "kernelpro.bench/1"}, {"problems", nlohmann::json::array()}, {"groups", nlohmann::json::array()}};
+nlohmann::json bench_table_json(const std::vector<BenchProblemResult>& results, const std::string& suite, const std::string& created_at) {
+    std::string device;
+    for (const auto& r : results)
+        if (device.empty()) device = r.device;
+    nlohmann::json j{{"schema", "kernelpro.bench/1"}, {"suite", suite}, {"device", device}, {"created_at", created_at},
+                     {"problems", nlohmann::json::array()}, {"groups", nlohmann::json::array()}};
     for (const auto& r : results) j["problems"].push_back(r.to_json());
     for (const auto& g : summarize_bench(results)) {
         auto fast = [](const std::vector<FastP>& list) {

@@ -28,6 +28,7 @@ struct BenchProblemResult {
     double cost_usd = 0;
     double gpu_seconds = 0;
     int64_t run_id = 0;
+    std::string device;  // the GPU the final evaluation ran on
 
     std::optional<double> speedup_over_eager() const;
     std::optional<double> speedup_over_compile() const;
@@ -55,6 +56,8 @@ struct GroupSummary {
 
 std::vector<GroupSummary> summarize_bench(const std::vector<BenchProblemResult>& results);
 std::string bench_table_markdown(const std::vector<BenchProblemResult>& results, const std::string& title);
-nlohmann::json bench_table_json(const std::vector<BenchProblemResult>& results);
+// kernelpro report reads this file (docs/report.md): suite, device, created_at, problems.
+nlohmann::json bench_table_json(const std::vector<BenchProblemResult>& results, const std::string& suite = "",
+                                const std::string& created_at = "");
 
 }  // namespace kp::kernelbench

@@ -70,10 +70,12 @@ TEST(BenchTable, MarkdownAndJsonCarryTheCounts) {
     EXPECT_NE(md.find("incorrect: output 'output': 12 of 100 elements   outside tolerance (degenerate)"), std::string::npos) << md;
     EXPECT_NE(md.find("| level 1 | 2 | 1 | 1/2 | 1/2 |"), std::string::npos) << md;
     EXPECT_NE(md.find("| all without degenerate | 1 | 1 |"), std::string::npos) << md;
-    auto j = bench_table_json(rows);
+    auto j = bench_table_json(rows, "level1", "2026-12-01T20:00:00Z");
     EXPECT_EQ(j["schema"], "kernelpro.bench/1");
-    EXPECT_EQ(j["problems"][0]["speedup_over_eager"].get<double>(), 3.0 / 2.8);
-    EXPECT_TRUE(j["problems"][1]["best_seconds"].is_null());
+    EXPECT_EQ(j["suite"], "level1");  // kernelpro report's fields (docs/report.md)
+    EXPECT_EQ(j["problems"][0]["name"], "kb_l1_019_ReLU");
+    EXPECT_EQ(j["problems"][0]["speedup_vs_eager"].get<double>(), 3.0 / 2.8);
+    EXPECT_TRUE(j["problems"][1]["kernel_seconds"].is_null());
     bool found = false;
     for (const auto& g : j["groups"])
         if (g["group"] == "level 1" && !g["without_degenerate"].get<bool>()) {
