@@ -68,6 +68,15 @@ def _stored_values(task: dict) -> dict[str, torch.Tensor]:
     return values
 
 
+def _holds_plain_meta_tensors(model: torch.nn.Module) -> bool:
+    """A tensor kept as a plain attribute (not a parameter or buffer) is not moved by to_empty."""
+    for m in model.modules():
+        for value in vars(m).values():
+            if isinstance(value, torch.Tensor) and value.is_meta:
+                return True
+    return False
+
+
 def build_module(task: dict, device: str = "cuda") -> torch.nn.Module:
     """The task's module on `device`, holding the stored parameter and buffer values."""
     ref = task["reference"]
@@ -86,6 +95,8 @@ def build_module(task: dict, device: str = "cuda") -> torch.nn.Module:
             named.update(dict(model.named_buffers()))
             if set(named) - set(stored):
                 raise KeyError("module tensors missing from the stored values")
+            if _holds_plain_meta_tensors(model):
+                raise ValueError("tensors kept as plain attributes stay on the meta device")
         except Exception:
             model = problem.build_model(precision, int(ref["seed"]), device="cpu")
         named = dict(model.named_parameters())
