@@ -3,10 +3,11 @@
     python3 worker_host.py /path/libkernelpro_worker.so --channel-fd 3
 
 kernelpro starts this instead of the kernelpro-worker program (same code, built as a library): the
-PyTorch bridge libraries the worker loads then find a running interpreter in the process. PyTorch is
-imported first, so the CUDA libraries it was built with are the ones loaded; the worker and the
-candidate use the same ones (CUDA 13 both). ctypes releases the GIL for the call; the bridge takes
-it for each of its own calls.
+PyTorch bridge libraries the worker loads then find a running interpreter in the process. Nothing
+else is imported here: the worker sets up its sandbox's processes while it is still single-threaded,
+and PyTorch (imported by the bridge, in the confined child) then shares the CUDA runtime the worker
+loaded (CUDA 13 both). ctypes releases the GIL for the call; the bridge takes it for each of its
+own calls.
 """
 import ctypes
 import os
@@ -18,10 +19,6 @@ def main() -> int:
         print("usage: worker_host.py LIBKERNELPRO_WORKER.so --channel-fd N", file=sys.stderr)
         return 2
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    try:
-        import torch  # noqa: F401  (see the module's docstring)
-    except Exception as e:  # the bridge reports it on the channel when it starts
-        print(f"worker_host: import torch failed: {e}", file=sys.stderr)
     library = ctypes.CDLL(sys.argv[1])
     argv = [sys.argv[1]] + sys.argv[2:]
     array = (ctypes.c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)

@@ -75,7 +75,8 @@ Handler register_eval(CLI::App& root) {
         options.timing.stopping.max_noise = a->noise / 100.0;
         options.call_timeout_seconds = a->call_timeout;
         options.seed = a->seed;
-    bool json = false, no_timing = false, quiet = false, require_sandbox = false, no_compile = false;
+        options.sandbox.required = a->require_sandbox;
+        options.compile_baseline = task->reference.pytorch.has_value() && !a->no_compile;
         auto start = std::chrono::steady_clock::now();
         if (!a->quiet)
             options.on_progress = [start](const std::string& line) {

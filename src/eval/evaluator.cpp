@@ -156,6 +156,11 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     request.timing = options.timing;
     request.call_timeout_seconds = options.call_timeout_seconds;
     request.sandbox = options.sandbox;
+    if (task.reference.pytorch) {
+        // The module's Python code may still read its own files once the sandbox is on.
+        for (const auto& p : python_read_paths()) request.sandbox.read_paths.push_back(p);
+        request.sandbox.read_paths.push_back(task.directory.string());
+    }
     request.variant = options.variant;
 
     worker_options.on_progress = [&](const nlohmann::json& m) {

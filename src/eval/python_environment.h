@@ -21,6 +21,10 @@ Result<std::filesystem::path> python_package_directory();
 // The command that starts a worker inside Python: {python, worker_host.py, libkernelpro_worker.so}.
 Result<std::vector<std::string>> python_worker_command();
 
+// What the PyTorch bridge may still read once the worker's sandbox is on (Python's prefixes and
+// site-packages, kernelpro_torch): asked of the interpreter once per process.
+std::vector<std::string> python_read_paths();
+
 // A trusted bridge library (libkp_torch_eager.so, libkp_torch_compile.so) among kernelpro's helpers.
 Result<std::filesystem::path> find_bridge_library(const std::string& mode);
 
