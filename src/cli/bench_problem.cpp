@@ -2,17 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "agents/combined_proposer.h"
-#include "agents/llm_proposer.h"
-#include "build/candidate_builder.h"
-#include "optimize/gpu_evaluator.h"
+#include "cli/commands.h"
+#include "cli/search_session.h"
 #include "optimize/run_outputs.h"
-#include "optimize/run_settings.h"
 #include "common/files.h"
 #include "kernelbench/baseline_timing.h"
 #include "kernelbench/first_version.h"
 #include "search/proposers/parameter_space.h"
-#include "search/proposers/tuner_proposer.h"
 #include "search/search_driver.h"
 #include "store/run_store.h"
 #include "task/task_spec.h"
@@ -180,32 +176,33 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
         row.reason = "run store: " + store.error().message;
         return row;
     }
-    BuilderOptions build_options;
-    build_options.arch = detect_gpu_arch();
-    CandidateBuilder builder(build_options);
-    kp::Evaluator gpu(builder);
-    gpu.set_worker_gate(&shared.worker_gate);
-    EvaluationOptions search_options = optimize::search_evaluation_options(settings.trials, settings.max_time, settings.min_time);
-    search_options.compile_baseline = settings.baselines_in_search && settings.compile_baseline;
-    optimize::GpuEvaluator evaluator(*task, gpu, search_options, out_dir);
-    search::TunerProposer tuner;
-    std::unique_ptr<agents::LlmProposer> llm_proposer;
-    std::unique_ptr<agents::CombinedProposer> combined;
-    search::Proposer* proposer = &tuner;
+    // optimize's session (search_session.h): the recipe is stored with the run, so `runs resume`
+    // continues a bench problem too.
+    SearchSession session;
+    session.task = *task;
+    auto& recipe = session.recipe;
+    recipe.task_given = problem.task_dir.string();
+    recipe.task_path = fs::absolute(problem.task_dir).string();
+    recipe.proposers = agents ? std::vector<std::string>{"tuner", "llm"} : std::vector<std::string>{"tuner"};
+    if (auto llm = llm_for(settings.llm, task->name)) recipe.llm = {llm->spec, llm->config, llm->record, llm->replay, nullptr};
+    recipe.evaluation = {settings.trials, settings.max_time, settings.min_time, false,
+                         settings.baselines_in_search && settings.compile_baseline};
+    recipe.out_dir = fs::absolute(out_dir).string();
+    recipe.store = fs::absolute(settings.store_path).string();
+    recipe.working_directory = fs::current_path().string();
+    auto context = proposer_context(session);
+    if (assemble_session(session, context) != kExitOk) {
+        row.status = "error";
+        row.reason = "the proposers could not be made (see the lines above)";
+        return row;
+    }
+    session.gpu->set_worker_gate(&shared.worker_gate);
     search::SearchConfig config;
     config.seed = settings.seed;
-    config.budgets.max_evaluations = settings.budget_evals;
-    if (settings.budget_seconds > 0) config.budgets.max_wall_seconds = settings.budget_seconds;
-    if (agents) {
-        llm_proposer = std::make_unique<agents::LlmProposer>(
-            agents, task->reference.pytorch ? kernelbench::describe_pytorch_task(*task) : task->name + ": " + task->description);
-        combined = std::make_unique<agents::CombinedProposer>(tuner, *llm_proposer);
-        proposer = combined.get();
-        config.repairable = {search::StatusClass::compile_error, search::StatusClass::incorrect, search::StatusClass::crash,
-                             search::StatusClass::timeout, search::StatusClass::rejected_by_guard, search::StatusClass::out_of_memory};
-        config.max_repair_chain = 3;
-    }
-    search::SearchDriver driver(*store, evaluator, *proposer);
+    config.stop_limits["evaluation_budget"] = static_cast<double>(settings.budget_evals);
+    if (settings.budget_seconds > 0) config.stop_limits["wall_time_budget"] = settings.budget_seconds;
+    search::adjust_config_for(recipe.proposers, config);
+    search::SearchDriver driver(*store, *session.evaluator, *session.proposer);
     Registration registration(shared, &driver);
     Result<search::SearchOutcome> outcome = make_error("not run");
     if (problem.resume_run) {
@@ -219,7 +216,7 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
             if (!announced) on_run(driver.run_id());
             announced = true;
         });
-        outcome = driver.start({task->name, optimize::task_fingerprint(*task)}, baseline, config);
+        outcome = driver.start(context.task, baseline, config, recipe);
         if (outcome.ok() && written) kernelbench::record_writer_exchanges(*store, outcome->run_id, written->exchanges);
     }
     if (!outcome.ok()) {
@@ -233,14 +230,14 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
         row.tokens = totals->tokens_in + totals->tokens_out;
         row.cost_usd = totals->cost_usd;
     }
-    auto found = optimize::write_run_outputs(driver, *outcome, evaluator, task->name, out_dir);
+    auto found = optimize::write_run_outputs(driver, *outcome, *session.evaluator, task->name, out_dir);
     row.gpu_seconds = gpu_seconds_of(out_dir / "evaluations");
-    if (outcome->stop_reason == search::StopReason::stop_requested) {
+    if (outcome->stop_reason.kind == search::StopKind::stop_requested) {
         row.status = "interrupted";
         row.reason = "resume with the same kernelpro bench command";
         return row;
     }
-    if (outcome->stop_reason == search::StopReason::evaluator_error || outcome->stop_reason == search::StopReason::store_error) {
+    if (outcome->stop_reason.kind == search::StopKind::evaluator_error || outcome->stop_reason.kind == search::StopKind::store_error) {
         row.status = "error";
         row.reason = outcome->stop_detail;
         return row;
@@ -254,7 +251,7 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
         return row;
     }
     if (settings.baselines_in_search) fill_from_best_report(row, out_dir / "best.json");
-    else fill_final(row, gpu, *task, out_dir / "best.cu", settings.compile_baseline);
+    else fill_final(row, *session.gpu, *task, out_dir / "best.cu", settings.compile_baseline);
     return row;
 }
 

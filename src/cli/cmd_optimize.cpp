@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/common_options.h"
 #include "cli/llm_option.h"
 #include "cli/search_session.h"
 #include "cli/stop_rule_options.h"
@@ -50,15 +51,6 @@ struct Baseline {
     search::Candidate candidate;
     std::size_t points = 1;  // of its kp:tune space
 };
-
-std::string utc_stamp() {
-    std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-    return buf;
-}
 
 std::string absolute(const std::string& path) { return path.empty() ? "" : fs::absolute(path).lexically_normal().string(); }
 

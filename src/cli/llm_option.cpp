@@ -1,31 +1,28 @@
 #include "cli/llm_option.h"
 
-#include "agents/scripted_chat_client.h"
+#include <filesystem>
+
 #include "llm/client_factory.h"
 #include "llm/llm_config.h"
+#include "llm/llm_provider.h"
 
 namespace kp::cli {
 
 Result<std::shared_ptr<llm::LlmAgents>> make_llm_agents(const LlmOptionValues& values) {
-    std::shared_ptr<llm::ChatClient> client;
-    if (values.spec.rfind("script:", 0) == 0) {
-        auto scripted = agents::ScriptedChatClient::open(values.spec.substr(7));
-        if (!scripted.ok()) return scripted.error();
-        client = *scripted;
-    } else {
-        llm::LlmConfigSources sources;
-        sources.spec = values.spec;
-        if (!values.config.empty()) sources.config_file = values.config;
-        sources.environment = llm::read_llm_environment();
-        auto config = llm::load_llm_config(sources);
-        if (!config.ok()) return config.error();
-        if (!values.record.empty()) config->record_path = values.record;
-        if (!values.replay.empty()) config->replay_path = values.replay;
-        auto made = llm::make_chat_client(*config, std::make_shared<llm::SpendTracker>());
-        if (!made.ok()) return made.error();
-        client = *made;
-    }
-    auto agents = llm::LlmAgents::create(client);
+    llm::LlmConfigSources sources;
+    sources.spec = values.spec;
+    if (!values.config.empty()) sources.config_file = values.config;
+    sources.environment = llm::read_llm_environment();
+    auto config = llm::resolve_llm_config(sources);
+    if (!config.ok()) return config.error();
+    if (!values.record.empty()) config->record_path = values.record;
+    if (!values.replay.empty()) config->replay_path = values.replay;
+    if (auto key = llm::require_api_key(*config); !key.ok()) return key.error();
+    auto client = llm::make_chat_client(*config, std::make_shared<llm::SpendTracker>());
+    if (!client.ok()) return client.error();
+    llm::LlmAgentsOptions options;
+    options.prompts_dir = config->prompts_dir;
+    auto agents = llm::LlmAgents::create(*client, options);
     if (!agents.ok()) return agents.error();
     return std::make_shared<llm::LlmAgents>(std::move(*agents));
 }

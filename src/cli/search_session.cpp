@@ -11,6 +11,7 @@
 
 #include "build/gpu_arch.h"
 #include "cli/commands.h"
+#include "kernelbench/first_version.h"
 #include "llm/llm_config.h"
 #include "optimize/run_outputs.h"
 #include "optimize/run_settings.h"
@@ -36,6 +37,7 @@ void build_evaluator(SearchSession& session) {
     auto options = optimize::search_evaluation_options(recipe.evaluation.trials, recipe.evaluation.max_time,
                                                        recipe.evaluation.min_time);
     options.sandbox.required = recipe.evaluation.require_sandbox;
+    options.compile_baseline = recipe.evaluation.compile_baseline && session.task.reference.pytorch.has_value();
     session.evaluator = std::make_unique<optimize::GpuEvaluator>(session.task, *session.gpu, options, recipe.out_dir);
     if (recipe.profile.enabled) {
         diagnose::ProfileOptions profile_options;
@@ -67,6 +69,7 @@ bool reverify_best(optimize::GpuEvaluator& evaluator, const std::filesystem::pat
 }  // namespace
 
 std::string describe_task_for_agents(const TaskSpec& task) {
+    if (task.reference.pytorch) return kernelbench::describe_pytorch_task(task);  // the PyTorch source is the definition
     std::string text = task.name + ": " + task.description + "\n";
     auto tensors = [&](const char* label, const std::vector<TensorSpec>& list) {
         for (const auto& t : list) {

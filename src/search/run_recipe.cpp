@@ -24,7 +24,8 @@ nlohmann::json recipe_to_json(const RunRecipe& r) {
          {{"trials", r.evaluation.trials},
           {"max_time", r.evaluation.max_time},
           {"min_time", r.evaluation.min_time},
-          {"require_sandbox", r.evaluation.require_sandbox}}},
+          {"require_sandbox", r.evaluation.require_sandbox},
+          {"compile_baseline", r.evaluation.compile_baseline}}},
         {"profile", {{"enabled", r.profile.enabled}, {"budget_seconds", r.profile.budget_seconds}}},
         {"out_dir", r.out_dir},
         {"store", r.store},
@@ -57,6 +58,7 @@ Result<RunRecipe> recipe_from_json(const nlohmann::json& object) {
         r.evaluation.max_time = evaluation.value("max_time", r.evaluation.max_time);
         r.evaluation.min_time = evaluation.value("min_time", r.evaluation.min_time);
         r.evaluation.require_sandbox = evaluation.value("require_sandbox", r.evaluation.require_sandbox);
+        r.evaluation.compile_baseline = evaluation.value("compile_baseline", r.evaluation.compile_baseline);
         const auto& profile = object.value("profile", none);
         r.profile.enabled = profile.value("enabled", r.profile.enabled);
         r.profile.budget_seconds = profile.value("budget_seconds", r.profile.budget_seconds);

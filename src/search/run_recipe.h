@@ -28,6 +28,7 @@ struct EvaluationSettings {
     double max_time = 1.0;    // timing cap per candidate, seconds
     double min_time = 0.05;   // measured time needed per candidate, seconds
     bool require_sandbox = false;  // --require-sandbox: refuse unless every sandbox layer is active
+    bool compile_baseline = false; // PyTorch tasks: time torch.compile in every evaluation too (bench)
 };
 
 struct ProfileSettings {
