@@ -8,6 +8,7 @@
 #include "common/process.h"
 #include "common/resource_locator.h"
 #include "../source_tree.h"
+#include "needs_torch.h"
 
 using namespace kp;
 namespace fs = std::filesystem;
@@ -35,6 +36,7 @@ const fs::path kProblems = kp::testing::source_path("tests/kernelbench/problems"
 }  // namespace
 
 TEST(KernelBenchCli, OptimizeOnAnImportedTaskNeedsAnLlmOrAStartingKernel) {
+    KP_SKIP_WITHOUT_TORCH();
     fs::path out = make_temp_directory("kp-cli-import").value();
     auto imported = run({"import", (kProblems / "3_Matmul.py").string(), "--out", out.string(), "-q"});
     ASSERT_EQ(imported.exit_code, 0) << imported.stdout_text << imported.stderr_text;
@@ -45,6 +47,7 @@ TEST(KernelBenchCli, OptimizeOnAnImportedTaskNeedsAnLlmOrAStartingKernel) {
 }
 
 TEST(KernelBenchCli, ImportOfNothingConvertibleExitsTwoWithTheReasons) {
+    KP_SKIP_WITHOUT_TORCH();
     fs::path out = make_temp_directory("kp-cli-import-none").value();
     auto r = run({"import", (kProblems / "25_SyntaxError.py").string(), (kProblems / "26_NotKernelBench.py").string(), "--out",
                   out.string(), "-q"});

@@ -14,6 +14,7 @@
 #include "task/safetensors.h"
 #include "task/task_spec.h"
 #include "../source_tree.h"
+#include "needs_torch.h"
 
 using namespace kp;
 using namespace kp::kernelbench;
@@ -88,6 +89,7 @@ std::string reason(const std::string& file) {
 }  // namespace
 
 TEST(Import, ElementwiseProblem) {
+    KP_SKIP_WITHOUT_TORCH();
     TaskSpec t = converted("1_LeakyReluScaled.py");
     ASSERT_EQ(t.inputs.size(), 1u);
     EXPECT_EQ(t.inputs[0].name, "x");
@@ -109,6 +111,7 @@ TEST(Import, ElementwiseProblem) {
 }
 
 TEST(Import, ReductionWithShiftedNormalInputs) {
+    KP_SKIP_WITHOUT_TORCH();
     TaskSpec t = converted("2_RowSum.py");
     EXPECT_EQ(t.inputs[0].distribution.kind, DistributionKind::Normal);  // randn * 2 + 1
     EXPECT_DOUBLE_EQ(t.inputs[0].distribution.a, 1.0);
@@ -117,6 +120,7 @@ TEST(Import, ReductionWithShiftedNormalInputs) {
 }
 
 TEST(Import, MatmulFlopsComeFromPyTorchsCounter) {
+    KP_SKIP_WITHOUT_TORCH();
     TaskSpec t = converted("3_Matmul.py");
     ASSERT_EQ(t.inputs.size(), 2u);
     EXPECT_EQ(t.inputs[1].name, "B");
@@ -125,6 +129,7 @@ TEST(Import, MatmulFlopsComeFromPyTorchsCounter) {
 }
 
 TEST(Import, ConvolutionParametersAreFixedInputsByStateDictName) {
+    KP_SKIP_WITHOUT_TORCH();
     TaskSpec t = converted("4_Conv2dRelu.py");
     ASSERT_EQ(t.inputs.size(), 3u);
     EXPECT_EQ(t.reference.pytorch->forward_inputs, 1);
@@ -139,6 +144,7 @@ TEST(Import, ConvolutionParametersAreFixedInputsByStateDictName) {
 }
 
 TEST(Import, ModuleWithParametersAndBuffers) {
+    KP_SKIP_WITHOUT_TORCH();
     TaskSpec t = converted("5_LinearBatchNorm.py");
     std::vector<std::string> names;
     for (const auto& i : t.inputs) names.push_back(i.name);
@@ -159,6 +165,7 @@ TEST(Import, ModuleWithParametersAndBuffers) {
 }
 
 TEST(Import, ScalarOutputIntegerTargetsAndApproximationsAreNoted) {
+    KP_SKIP_WITHOUT_TORCH();
     TaskSpec t = converted("6_HingeLikeLoss.py");
     EXPECT_TRUE(t.outputs[0].shape.empty());
     EXPECT_EQ(t.inputs[1].dtype, DType::F32);  // KernelBench casts every input to the precision
@@ -173,12 +180,14 @@ TEST(Import, ScalarOutputIntegerTargetsAndApproximationsAreNoted) {
 }
 
 TEST(Import, ConstantOutputPassingIsFlaggedDegenerate) {
+    KP_SKIP_WITHOUT_TORCH();
     TaskSpec t = converted("7_WideSoftmax.py");
     EXPECT_TRUE(t.has_flag("degenerate"));
     EXPECT_NE(t.origin->notes.back().find("all-zeros output passes"), std::string::npos);
 }
 
 TEST(Import, TupleOfTensorsGivesTwoOutputs) {
+    KP_SKIP_WITHOUT_TORCH();
     TaskSpec t = converted("8_SplitPair.py");
     ASSERT_EQ(t.outputs.size(), 2u);
     EXPECT_EQ(t.outputs[0].name, "output0");
@@ -187,6 +196,7 @@ TEST(Import, TupleOfTensorsGivesTwoOutputs) {
 }
 
 TEST(Import, ConstantPythonNumberIsWrittenIntoTheReference) {
+    KP_SKIP_WITHOUT_TORCH();
     TaskSpec t = converted("9_ScaleByConstant.py");
     ASSERT_EQ(t.inputs.size(), 1u);
     ASSERT_EQ(t.reference.pytorch->constants.size(), 1u);
@@ -196,6 +206,7 @@ TEST(Import, ConstantPythonNumberIsWrittenIntoTheReference) {
 }
 
 TEST(Import, UnconvertibleProblemsHaveOneClearReason) {
+    KP_SKIP_WITHOUT_TORCH();
     EXPECT_NE(reason("20_RandomScalarArgument.py").find("Python int that changes between draws"), std::string::npos);
     EXPECT_NE(reason("21_TriangularInputs.py").find("triu(...) of random values"), std::string::npos);
     EXPECT_NE(reason("22_TupleWithNumber.py").find("returns a float"), std::string::npos);
@@ -206,6 +217,7 @@ TEST(Import, UnconvertibleProblemsHaveOneClearReason) {
 }
 
 TEST(Import, ReportCountsEveryProblem) {
+    KP_SKIP_WITHOUT_TORCH();
     std::vector<ImportOutcome> list;
     for (const auto& file : all_problems()) list.push_back(*outcome_of(file));
     auto counts = count_outcomes(list);
@@ -233,6 +245,7 @@ TEST(Import, MissingPythonPackageIsAnEnvironmentError) {
 // The bridge's non-GPU half on the JSON the worker receives: the eager Reference built from the
 // task (stored weights, constants), called through raw pointers, against KernelBench's own build.
 TEST(Import, BridgeReproducesTheModuleFromTheTaskJson) {
+    KP_SKIP_WITHOUT_TORCH();
     auto python = python_executable();
     auto package = python_package_directory();
     ASSERT_TRUE(python.ok() && package.ok());

@@ -8,11 +8,14 @@ import subprocess
 import tempfile
 import unittest
 
+import needs_torch  # noqa: F401  (skips this module without PyTorch)
 import torch
 
 
 class ExportBuildTest(unittest.TestCase):
     def test_exported_model_new_builds_and_keeps_the_constructor(self):
+        if torch.version.cuda is None:
+            self.skipTest(f"PyTorch {torch.__version__} is a CPU-only build: load_inline cannot build CUDA sources")
         kernelpro = os.environ["KERNELPRO_BIN"]
         problems, candidates = os.environ["KP_TEST_PROBLEMS"], os.environ["KP_TEST_CANDIDATES"]
         with tempfile.TemporaryDirectory() as d:

@@ -2,6 +2,7 @@
 (two draws combined, triu, softmax) does not."""
 import unittest
 
+import needs_torch  # noqa: F401  (skips this module without PyTorch)
 import torch
 
 from kernelpro_torch.input_laws import LawTracker

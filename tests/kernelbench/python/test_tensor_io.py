@@ -3,6 +3,7 @@ import os
 import tempfile
 import unittest
 
+import needs_torch  # noqa: F401  (skips this module without PyTorch)
 import torch
 
 from kernelpro_torch.device_views import DeviceView, ViewCache
