@@ -11,9 +11,13 @@
             kernelpro's reference (off)
 
 KernelBench's package __init__ imports its LLM clients (openai, litellm, dotenv, tqdm); where those
-are missing they are replaced by empty modules: evaluation never calls them. One failing problem
-never stops the others: its entry says why.
+are missing they are replaced by empty modules: evaluation never calls them. numpy and pydantic,
+where neither this Python nor $KB_WHEELS has them, get stand-ins too (after torch is imported, so
+torch never sees them): KernelBench's correctness check imports numpy without using it and keeps
+its verdict in a pydantic model with defaults, which the stand-in BaseModel reproduces; `deps`
+says so. One failing problem never stops the others: its entry says why.
 """
+import copy
 import json
 import os
 import statistics
@@ -30,9 +34,33 @@ def _empty_module(name, **attributes):
     sys.modules[name] = module
 
 
+class StandInBaseModel:
+    """pydantic.BaseModel as KernelBench's KernelExecResult uses it: annotated class attributes are
+    the defaults (copied per instance), keyword arguments set fields."""
+
+    def __init__(self, **fields):
+        for klass in reversed(type(self).__mro__):
+            for name in getattr(klass, "__annotations__", {}):
+                if name in klass.__dict__:
+                    setattr(self, name, copy.deepcopy(klass.__dict__[name]))
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def model_dump(self):
+        return dict(vars(self))
+
+    dict = model_dump
+
+
 def import_kernelbench(kb_root):
     """kernelbench.eval and kernelbench.timing from the checkout, without its LLM dependencies."""
     sys.path.insert(0, os.path.join(kb_root, "src"))
+    import torch  # noqa: F401  (before any stand-in below, so torch finds numpy as it really is)
+    for name, attributes in [("numpy", {}), ("pydantic", {"BaseModel": StandInBaseModel})]:
+        try:
+            __import__(name)
+        except ImportError:
+            _empty_module(name, **attributes)
     for name, attributes in [("dotenv", {"load_dotenv": lambda *a, **k: None}),
                              ("tqdm", {"tqdm": lambda it=None, *a, **k: it}),
                              ("openai", {"OpenAI": object}), ("litellm", {"completion": None}),
@@ -55,8 +83,9 @@ def deps(wheel_dir, target):
     if not missing:
         return 0
     if not wheel_dir or not os.path.isdir(wheel_dir):
-        print(f"# missing {missing} and no KB_WHEELS folder to take them from", file=sys.stderr)
-        return 1
+        print(f"{' and '.join(missing)} missing and no KB_WHEELS folder: KernelBench's harness runs with stand-ins "
+              "(its correctness check does not use numpy; its result model is reproduced)", file=sys.stderr)
+        return 0
     os.makedirs(target, exist_ok=True)
     for wheel in sorted(os.listdir(wheel_dir)):
         if wheel.endswith(".whl"):

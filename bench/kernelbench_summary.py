@@ -143,6 +143,8 @@ def main(work, out, full):
         print(f"| {label} | {imported} | {ours} | {kb} | {ms(eager)} | {ms(compiled)} | {ms(kernel)} | {times(x_eager)} | {times(x_compile)} |")
     if kb_skipped:
         print(f"\nKernelBench's own check was skipped: {open(f'{out}/kb_skipped.txt').read().strip()[:300]}")
+    if os.path.exists(f"{out}/kb_note.txt"):
+        print(f"\nKernelBench's harness: {open(f'{out}/kb_note.txt').read().strip()[:300]}")
     if not rows:
         failures.append("no problems selected (KB_PROBLEMS)")
     if failures:
