@@ -34,6 +34,7 @@ struct BenchSettings {
     // Time torch.compile in every evaluation of the search, not only in a final one: with a budget
     // of one evaluation this saves a worker per problem (the best's own report has every time).
     bool baselines_in_search = false;
+    bool profile = false;  // optimize's --profile: findings (typed remedies) for the tuner and the LLM
     bool quiet = false;
 };
 

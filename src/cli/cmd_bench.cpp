@@ -31,7 +31,7 @@ struct BenchArgs {
     double budget_seconds = 0;
     int jobs = 2;
     std::uint64_t seed = 1;
-    bool no_compile = false, baselines_in_search = false, quiet = false;
+    bool no_compile = false, baselines_in_search = false, profile = false, quiet = false;
     int trials = 3;
     double max_time = 1.0;
 };
@@ -130,6 +130,7 @@ int run_bench(const BenchArgs& a) {
     settings.seed = a.seed;
     settings.compile_baseline = !a.no_compile;
     settings.baselines_in_search = a.baselines_in_search;
+    settings.profile = a.profile;
     settings.trials = a.trials;
     settings.max_time = a.max_time;
     settings.quiet = a.quiet;
@@ -219,6 +220,7 @@ Handler register_bench(CLI::App& root) {
     cmd->add_option("--store", a->store, "Run store (default: OUT/runs.db)");
     cmd->add_option("--seed", a->seed, "Search seed")->capture_default_str();
     cmd->add_flag("--no-compile-baseline", a->no_compile, "Do not time torch.compile (PyTorch tasks)");
+    cmd->add_flag("--profile", a->profile, "Profile every correct candidate so the tuner and the LLM act on its findings (as optimize)");
     cmd->add_flag("--baselines-in-search", a->baselines_in_search,
                   "Time torch.compile in every search evaluation instead of a final one (saves a worker per problem with a "
                   "budget of 1)");

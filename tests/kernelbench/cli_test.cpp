@@ -82,3 +82,17 @@ TEST(KernelBenchCli, BenchWritesItsTableAndResumesFromItsManifest) {
     }
     EXPECT_NE(again.stdout_text.find("| gelu_f16 |"), std::string::npos);
 }
+
+// bench runs each problem through optimize's search session: the run stores optimize's recipe, so
+// `runs show` (and `runs resume`) see the bench's settings, --profile included.
+TEST(KernelBenchCli, BenchStoresTheSearchSessionsRecipeWithProfiling) {
+    fs::path out = make_temp_directory("kp-cli-bench-profile").value();
+    fs::path tasks = kp::testing::source_path("tasks");
+    auto bench = run({"bench", tasks.string(), "--tasks", "gelu_f16", "--budget-evals", "1", "--profile", "--trials", "2",
+                      "--out", out.string()});
+    ASSERT_EQ(bench.exit_code, 0) << bench.stdout_text << bench.stderr_text;
+    auto show = run({"runs", "--store", (out / "runs.db").string(), "show", "1"});
+    ASSERT_EQ(show.exit_code, 0) << show.stderr_text;
+    EXPECT_NE(show.stdout_text.find("proposers tuner, profile on, trials 2"), std::string::npos) << show.stdout_text;
+    EXPECT_NE(show.stdout_text.find((tasks / "gelu_f16").string()), std::string::npos) << show.stdout_text;
+}
