@@ -74,6 +74,8 @@ def import_kernelbench(kb_root):
 
 
 def deps(wheel_dir, target):
+    """Prints TARGET (for PYTHONPATH) when the wheels of WHEEL_DIR supply what this Python lacks;
+    prints nothing when nothing is missing or when the stand-ins will serve (the reason on stderr)."""
     missing = []
     for module in ("numpy", "pydantic"):
         try:
@@ -82,15 +84,23 @@ def deps(wheel_dir, target):
             missing.append(module)
     if not missing:
         return 0
+    stand_ins = (f"{' and '.join(missing)} missing: KernelBench's harness runs with stand-ins "
+                 "(its correctness check does not use numpy; its result model is reproduced)")
     if not wheel_dir or not os.path.isdir(wheel_dir):
-        print(f"{' and '.join(missing)} missing and no KB_WHEELS folder: KernelBench's harness runs with stand-ins "
-              "(its correctness check does not use numpy; its result model is reproduced)", file=sys.stderr)
+        print(f"{stand_ins}; no KB_WHEELS folder", file=sys.stderr)
         return 0
+    import subprocess
     os.makedirs(target, exist_ok=True)
     for wheel in sorted(os.listdir(wheel_dir)):
         if wheel.endswith(".whl"):
             with zipfile.ZipFile(os.path.join(wheel_dir, wheel)) as z:
                 z.extractall(target)  # a wheel is a zip of site-packages contents
+    check = subprocess.run([sys.executable, "-c", "import " + ", ".join(missing)], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": target})
+    if check.returncode != 0:  # wheels for another Python, say
+        last = (check.stderr.strip().splitlines() or ["?"])[-1]
+        print(f"{stand_ins}; the wheels of {wheel_dir} do not import here: {last}", file=sys.stderr)
+        return 0
     print(target)
     return 0
 
