@@ -28,6 +28,7 @@ struct GpuReport {
     std::string error;                 // "no GPU: ..." when none is usable
     int cuda_driver_version = 0;       // 13000
     std::string nvidia_driver_version; // "580.159.04" from NVML
+    std::string energy_counter;        // empty: NVML's total-energy counter reads; else why not
 };
 
 GpuReport probe_gpu() {
@@ -42,7 +43,13 @@ GpuReport probe_gpu() {
     if (!devices) report.error = "no GPU: " + devices.error().message;
     else if (devices->empty()) report.error = "no GPU: the driver reports no CUDA devices";
     else report.devices = std::move(*devices);
-    if (auto nvml = gpu::Nvml::load()) report.nvidia_driver_version = nvml->driver_version();
+    auto nvml = gpu::Nvml::load();
+    if (nvml) {
+        report.nvidia_driver_version = nvml->driver_version();
+        if (auto energy = nvml->total_energy_millijoules(0); !energy) report.energy_counter = energy.error().message;
+    } else {
+        report.energy_counter = nvml.error().message;
+    }
     return report;
 }
 
@@ -145,6 +152,7 @@ void print_text(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
     line("source page", gpu_present && has(tools, "ncu"), !gpu_present ? "no GPU" : "ncu not found");
     line("kernel timeline", gpu_present && has(tools, "cupti") && has(helpers, "libkp_timeline.so"),
          !gpu_present ? "no GPU: the CUPTI timeline needs a GPU" : "CUPTI or libkp_timeline.so missing");
+    line("energy (--energy)", gpu_report.energy_counter.empty(), gpu_report.energy_counter);
     line("measured ceilings", gpu_present && has(helpers, "kernelpro-ceilings"),
          !gpu_present ? "no GPU: `kernelpro device` shows H200 datasheet values instead" : "kernelpro-ceilings missing");
     line("full sandbox", sandbox_probe.complete(),
@@ -170,6 +178,8 @@ void print_json(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
                    {"counted_by", counters_ready(gpu_present, tools, helpers) ? counted_by(tools, helpers) : ""},
                    {"source_page", gpu_present && has(tools, "ncu")},
                    {"timeline", gpu_present && has(tools, "cupti") && has(helpers, "libkp_timeline.so")},
+                   {"energy", gpu_report.energy_counter.empty()},
+                   {"energy_error", gpu_report.energy_counter},
                    {"measured_ceilings", gpu_present && has(helpers, "kernelpro-ceilings")},
                    {"full_sandbox", sandbox_probe.complete()}}}};
     std::printf("%s\n", j.dump(2).c_str());

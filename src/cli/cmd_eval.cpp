@@ -1,4 +1,5 @@
 // kernelpro eval TASK CANDIDATE.cu [--baseline OTHER.cu] [--json] [--require-sandbox]
+//               [--energy [--energy-windows N]]
 // Exit codes: 0 correct, 1 the candidate failed (any class), 2 usage or task error, 3 environment
 // (with --require-sandbox: a layer of the sandbox is missing; candidate code never ran).
 #include <unistd.h>
@@ -21,7 +22,8 @@ namespace {
 struct EvalArgs {
     std::string task, candidate, baseline;
     std::vector<std::string> params;
-    bool json = false, no_timing = false, quiet = false, require_sandbox = false, no_compile = false;
+    bool json = false, no_timing = false, quiet = false, require_sandbox = false, no_compile = false, energy = false;
+    int energy_windows = 5;
     int trials = 5;
     double max_time = 5.0, min_time = 0.1, noise = 0.5, call_timeout = 10.0;
     size_t min_samples = 10;
@@ -40,6 +42,9 @@ Handler register_eval(CLI::App& root) {
     cmd->add_option("--trials", a->trials, "Correctness trials with fresh inputs")->capture_default_str()->check(CLI::Range(1, 1000));
     cmd->add_flag("--no-timing", a->no_timing, "Check correctness only");
     cmd->add_flag("--no-compile-baseline", a->no_compile, "PyTorch tasks: time the eager module only, not torch.compile of it");
+    cmd->add_flag("--energy", a->energy, "Also measure joules per call (NVML energy counter, windows of back-to-back calls after timing)");
+    cmd->add_option("--energy-windows", a->energy_windows, "Energy windows per side, for the spread")->capture_default_str()
+        ->check(CLI::Range(1, 100));
     cmd->add_option("--max-time", a->max_time, "Wall-time cap of the timing phase, seconds")->capture_default_str();
     cmd->add_option("--min-time", a->min_time, "Measured time needed before stopping, seconds")->capture_default_str();
     cmd->add_option("--min-samples", a->min_samples, "Samples needed before stopping")->capture_default_str();
@@ -74,6 +79,8 @@ Handler register_eval(CLI::App& root) {
         options.timing.stopping.min_samples = a->min_samples;
         options.timing.stopping.max_noise = a->noise / 100.0;
         options.call_timeout_seconds = a->call_timeout;
+        options.energy.enabled = a->energy && !a->no_timing;
+        options.energy.windows = a->energy_windows;
         options.seed = a->seed;
         options.sandbox.required = a->require_sandbox;
         options.compile_baseline = task->reference.pytorch.has_value() && !a->no_compile;

@@ -14,6 +14,25 @@ std::string summary_row(const char* label, const nlohmann::json& s) {
                        us(s.value("q1", 0.0)), us(s.value("q3", 0.0)), us(s.value("min", 0.0)), us(s.value("max", 0.0)),
                        s.value("count", 0), 100.0 * s.value("relative_stddev", 0.0), s.value("sm_clock_mhz_median", 0u));
 }
+std::string energy_row(const char* label, const nlohmann::json& e) {
+    return fmt::format("  {:<10} {:>12.4g} {:>12.4g} {:>12.4g} {:>7.2f}% {:>8} {:>6} {:>9}\n", label, 1e3 * e.value("joules_per_call", 0.0),
+                       1e3 * e.value("joules_per_call_min", 0.0), 1e3 * e.value("joules_per_call_max", 0.0),
+                       100.0 * e.value("relative_stddev", 0.0), e.value("calls_per_window", 0), e["windows"].size(),
+                       e.value("throttled_windows", 0));
+}
+
+// Joules per call (millijoules in the table) with the spread over the windows, and the counter's facts.
+std::string render_energy(const nlohmann::json& e) {
+    if (!e.value("available", false)) return "energy     not measured: " + e.value("reason", std::string("no counter")) + "\n";
+    std::string out = fmt::format("\n  {:<10} {:>12} {:>12} {:>12} {:>8} {:>8} {:>6} {:>9}\n", "energy", "mJ/call", "min", "max",
+                                  "spread", "calls", "windows", "throttled");
+    if (e.contains("baseline")) out += energy_row("baseline", e["baseline"]);
+    if (e.contains("candidate")) out += energy_row("candidate", e["candidate"]);
+    out += fmt::format("\nenergy     counter updates every {:.1f} ms, windows of {:.2f} s, idle {:.1f} W", 1e3 * e.value("counter_update_period_s", 0.0),
+                       e.value("window_seconds", 0.0), e.value("idle_watts", 0.0));
+    if (e.contains("energy_ratio")) out += fmt::format("; the candidate uses {:.3f}x less energy per call", e["energy_ratio"].get<double>());
+    return out + "\n";
+}
 }  // namespace
 
 std::string render_evaluation_text(const EvaluationReport& r) {
@@ -60,6 +79,7 @@ std::string render_evaluation_text(const EvaluationReport& r) {
                            r.timing.value("stop_reason", ""), r.timing.value("samples", 0), r.timing.value("checked_timed_outputs", 0),
                            r.timing.value("host_flagged_samples", 0), r.timing.value("throttled_samples", 0));
     }
+    if (r.energy.is_object()) out += render_energy(r.energy);
     for (const auto& w : r.warnings) out += "warning    " + w + "\n";
     out += fmt::format("time       compile {:.2f} s, verify {:.2f} s, time {:.2f} s, total {:.2f} s\n", r.compile_seconds,
                        r.verify_seconds, r.time_seconds, r.total_seconds);

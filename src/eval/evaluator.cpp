@@ -22,6 +22,13 @@ std::optional<double> EvaluationReport::speedup() const {
     return std::nullopt;
 }
 
+std::optional<double> EvaluationReport::candidate_joules_per_call() const {
+    if (!energy.is_object() || !energy.value("available", false) || !energy.contains("candidate")) return std::nullopt;
+    const auto& c = energy["candidate"];
+    if (!c.contains("joules_per_call") || !c["joules_per_call"].is_number()) return std::nullopt;
+    return c["joules_per_call"].get<double>();
+}
+
 nlohmann::json EvaluationReport::to_json() const {
     nlohmann::json j{{"schema", "kernelpro.eval/1"},
                      {"status", failure_class_name(status)},
@@ -37,6 +44,7 @@ nlohmann::json EvaluationReport::to_json() const {
                      {"warnings", warnings},
                      {"seconds", {{"compile", compile_seconds}, {"verify", verify_seconds}, {"time", time_seconds}, {"total", total_seconds},
                                   {"worker_phases", worker_phases}}}};
+    if (!energy.is_null()) j["energy"] = energy;
     if (candidate_build) {
         j["build"] = {{"status", build_status_name(candidate_build->status)}, {"key", candidate_build->key},
                       {"cache_hit", candidate_build->cache_hit}, {"compile_seconds", candidate_build->compile_seconds},
@@ -154,6 +162,7 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     }
     request.trials = options.trials;
     request.timing = options.timing;
+    request.energy = options.energy;
     request.call_timeout_seconds = options.call_timeout_seconds;
     request.sandbox = options.sandbox;
     if (task.reference.pytorch) {
@@ -188,6 +197,7 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     if (outcome->status == FailureClass::Ok) {
         report.correctness = outcome->result.value("correctness", nlohmann::json::object());
         report.timing = outcome->result.value("timing", nlohmann::json::object());
+        if (outcome->result.contains("energy")) report.energy = outcome->result["energy"];
         for (const auto& w : outcome->result.value("warnings", nlohmann::json::array())) report.warnings.push_back(w);
     }
     if (report.status == FailureClass::Ok) apply_roofline_floors(task, report);

@@ -25,6 +25,7 @@ struct EvaluationOptions {
     ParameterValues candidate_parameters;                   // tunable values (-D)
     int trials = 5;
     TimingConfig timing;
+    EnergyConfig energy;  // off by default: eval --energy, optimize --objective energy|edp
     double call_timeout_seconds = 10.0;
     uint64_t seed = 0;  // 0: drawn from std::random_device (the usual case)
     // Tasks with a PyTorch reference: also time torch.compile of the module (compiled in the worker
@@ -50,6 +51,7 @@ struct EvaluationReport {
     nlohmann::json correctness;      // per-trial comparison numbers
     nlohmann::json timing;           // sample summaries, speedup, stop reason
     nlohmann::json sandbox;          // the layers around candidate code (sandbox::SandboxReport JSON)
+    nlohmann::json energy;           // joules per call and its spread, when measured (null otherwise)
     std::vector<std::string> warnings;
     double compile_seconds = 0, verify_seconds = 0, time_seconds = 0, total_seconds = 0;
     // Seconds after the worker started at which it said hello and began each phase (reference,
@@ -61,6 +63,7 @@ struct EvaluationReport {
     std::optional<double> speedup() const;
     // Over a named extra baseline ("compile"), when it was timed.
     std::optional<double> speedup_over(const std::string& baseline) const;
+    std::optional<double> candidate_joules_per_call() const;  // when energy was measured
     nlohmann::json to_json() const;  // versioned: {"schema": "kernelpro.eval/1", ...}
 };
 

@@ -27,6 +27,9 @@ nlohmann::json to_json(const WorkerRequest& r) {
               {"min_samples", s.min_samples}, {"max_samples", s.max_samples}, {"max_noise", s.max_noise}, {"max_standard_error", s.max_standard_error},
               {"min_seconds", s.min_seconds}, {"max_seconds", s.max_seconds}, {"host_factor", r.timing.host_factor},
               {"host_slack_seconds", r.timing.host_slack_seconds}}},
+            {"energy",
+             {{"enabled", r.energy.enabled}, {"windows", r.energy.windows}, {"min_window_seconds", r.energy.min_window_seconds},
+              {"period_factor", r.energy.period_factor}, {"measure_baseline", r.energy.measure_baseline}}},
             {"call_timeout_seconds", r.call_timeout_seconds},
             {"profile_iterations", r.profile_iterations},
             {"profile_reference", r.profile_reference},
@@ -78,6 +81,14 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
         s.max_seconds = t.value("max_seconds", s.max_seconds);
         r.timing.host_factor = t.value("host_factor", r.timing.host_factor);
         r.timing.host_slack_seconds = t.value("host_slack_seconds", r.timing.host_slack_seconds);
+    }
+    if (j.contains("energy")) {
+        const auto& e = j["energy"];
+        r.energy.enabled = e.value("enabled", r.energy.enabled);
+        r.energy.windows = e.value("windows", r.energy.windows);
+        r.energy.min_window_seconds = e.value("min_window_seconds", r.energy.min_window_seconds);
+        r.energy.period_factor = e.value("period_factor", r.energy.period_factor);
+        r.energy.measure_baseline = e.value("measure_baseline", r.energy.measure_baseline);
     }
     return r;
 }

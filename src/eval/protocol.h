@@ -42,6 +42,15 @@ struct NamedLibrary {
     std::string library;
 };
 
+// Energy per call from NVML's total-energy counter (evaluate mode, after timing; docs/evaluation.md).
+struct EnergyConfig {
+    bool enabled = false;
+    int windows = 5;                  // repeated windows per side, for the spread
+    double min_window_seconds = 1.0;  // each window lasts at least this and 10 counter updates
+    double period_factor = 10.0;
+    bool measure_baseline = true;     // the search needs only the candidate's (the baseline is node 0)
+};
+
 struct WorkerRequest {
     std::string mode = "evaluate";  // evaluate | profile_run | profile_counters | sandbox_check
     nlohmann::json task;            // to_json(TaskSpec)
@@ -55,6 +64,7 @@ struct WorkerRequest {
     uint64_t seed = 0;              // chosen by the orchestrator at random; the candidate never sees it
     int trials = 5;
     TimingConfig timing;
+    EnergyConfig energy;
     double call_timeout_seconds = 10.0;
     int profile_iterations = 1;     // profile_run: calls inside the profiler range
     bool profile_reference = false; // profile_run: run the reference instead of the candidate

@@ -213,4 +213,15 @@ Result<NvmlSample> Nvml::sample(unsigned index) const {
     return s;
 }
 
+Result<std::uint64_t> Nvml::total_energy_millijoules(unsigned index) const {
+    if (!api_->device_get_total_energy) return make_error("this NVML has no nvmlDeviceGetTotalEnergyConsumption");
+    NvmlDevice device = nullptr;
+    if (NvmlReturn r = api_->device_get_handle_by_index(index, &device); r != kNvmlSuccess)
+        return make_error("nvmlDeviceGetHandleByIndex failed with " + api_->describe(r));
+    unsigned long long millijoules = 0;
+    if (NvmlReturn r = api_->device_get_total_energy(device, &millijoules); r != kNvmlSuccess)
+        return make_error("nvmlDeviceGetTotalEnergyConsumption failed with " + api_->describe(r));
+    return static_cast<std::uint64_t>(millijoules);
+}
+
 }  // namespace kp::gpu

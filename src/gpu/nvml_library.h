@@ -51,6 +51,9 @@ public:
     Result<NvmlSample> sample(unsigned index) const;
     // Only the SM clock and the clock event reasons: the two reads a timing loop takes per sample.
     Result<NvmlSample> clock_sample(unsigned index) const;
+    // The total-energy counter alone (millijoules since the driver loaded), for tight loops: one
+    // NVML call. An error when the GPU or driver has no such counter (before Volta).
+    Result<std::uint64_t> total_energy_millijoules(unsigned index) const;
 
 private:
     struct EntryPoints;

@@ -53,3 +53,12 @@ int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* rea
     *reasons = mask ? strtoull(mask, 0, 16) : 0;
     return 0;
 }
+/* The total-energy counter: 7 mJ more at every read, like a busy GPU's. */
+int nvmlDeviceGetTotalEnergyConsumption(void* device, unsigned long long* millijoules) {
+    static unsigned long long energy = 1000000ull;
+    (void)device;
+    if (!initialized) return 1;
+    energy += 7;
+    *millijoules = energy;
+    return 0;
+}

@@ -101,6 +101,18 @@ TEST(Nvml, StaysInitializedWhileInUse) {
     EXPECT_EQ(nvml->driver_version(), "999.12.34");
 }
 
+TEST(Nvml, ReadsTheEnergyCounterAlone) {
+    auto nvml = Nvml::load_from(KP_FAKE_NVML);
+    ASSERT_TRUE(nvml) << nvml.error().message;
+    auto first = nvml->total_energy_millijoules(0);
+    auto second = nvml->total_energy_millijoules(0);
+    ASSERT_TRUE(first && second) << (first ? second.error().message : first.error().message);
+    EXPECT_EQ(*second - *first, 7u);
+    auto missing = nvml->total_energy_millijoules(3);
+    ASSERT_FALSE(missing);
+    EXPECT_NE(missing.error().message.find("nvmlDeviceGetHandleByIndex"), std::string::npos);
+}
+
 TEST(Nvml, MissingLibraryIsNoGpu) {
     auto nvml = Nvml::load_from("/nonexistent/libnvidia-ml.so.1");
     ASSERT_FALSE(nvml);

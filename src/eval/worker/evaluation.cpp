@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "eval/worker/counter_collection.h"
+#include "eval/worker/energy_meter.h"
 #include "eval/worker/fixed_inputs.h"
 #include "eval/worker/tensor_sets.h"
 #include "eval/worker/trusted_library.h"
@@ -197,6 +198,34 @@ nlohmann::json summary_json(const std::vector<double>& seconds, const std::vecto
     return j;
 }
 
+// Energy windows after timing: the candidate's calls (and the baseline's) back to back over the
+// same rotating input sets; after each candidate window its last outputs are checked against the
+// baseline on the same inputs, so a kernel cannot skip work once timing is over.
+nlohmann::json measure_energy_phase(Context& c, const EnergyCounter* counter, const std::string& why_no_counter,
+                                    const KernelLibrary& candidate, TensorGroup& out, const KernelLibrary* baseline,
+                                    TensorGroup& baseline_out, double candidate_median, double baseline_median) {
+    const auto sets = static_cast<std::uint64_t>(c.input_sets.size());
+    auto last = std::make_shared<std::uint64_t>(0);
+    std::vector<EnergySide> sides;
+    sides.push_back({"candidate", candidate_median,
+                     [&c, &candidate, &out, last, sets](std::uint64_t i) {
+                         *last = i;
+                         c.gpu.enqueue(candidate, c.input_sets[i % sets].views(), out.views(), "energy window");
+                     },
+                     [&c, &out, &baseline_out, baseline, last, sets] {
+                         if (!baseline) return;
+                         c.gpu.call(*baseline, c.input_sets[*last % sets].views(), baseline_out.views(), "energy check");
+                         check_outputs(c, baseline_out, out, "energy window: outputs produced while measured are wrong");
+                     }});
+    if (baseline && c.request.energy.measure_baseline)
+        sides.push_back({"baseline", baseline_median,
+                         [&c, baseline, &baseline_out, sets](std::uint64_t i) {
+                             c.gpu.enqueue(*baseline, c.input_sets[i % sets].views(), baseline_out.views(), "energy window (baseline)");
+                         },
+                         [] {}});
+    return measure_energy(c.request.energy, counter, why_no_counter, c.gpu, c.channel, sides, c.request.call_timeout_seconds);
+}
+
 }  // namespace
 
 nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate) {
@@ -239,6 +268,10 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         }
         if (auto warning = degenerate_warning(c, expected.front())) result["warnings"].push_back(*warning);
     }
+
+    // NVML for energy is opened now, before the sandbox and before any untrusted code is in the process.
+    std::string why_no_counter;
+    EnergyCounterHandle energy_counter = request.energy.enabled ? open_energy_counter(why_no_counter) : nullptr;
 
     // Phase 2: the sandbox goes on, then the candidate (and a separate baseline, if any) loads.
     gate.enter();
@@ -405,6 +438,10 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         if (cm > 0) timing["extra_speedups"][extras[e].first] = em / cm;
     }
     result["timing"] = timing;
+    if (request.energy.enabled)
+        result["energy"] = measure_energy_phase(c, energy_counter.get(), why_no_counter, candidate, out_a, baseline, baseline_out,
+                                                cand_summary.median,
+                                                baseline ? summarize(baseline_times).median : 0.0);
     return result;
 }
 

@@ -90,11 +90,16 @@ void finish_call(const KernelLibrary& library, std::vector<kp_tensor>& outputs, 
 }
 }  // namespace
 
-void GpuSession::call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
-                      const std::string& phase) {
+void GpuSession::enqueue(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
+                         const std::string& phase) {
     int rc = library.forward(inputs, outputs, stream());
     check_forward(library, rc, cudaGetLastError(), phase);
     finish_call(library, outputs, stream(), phase);
+}
+
+void GpuSession::call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
+                      const std::string& phase) {
+    enqueue(library, inputs, outputs, phase);
     wait_all(phase);
 }
 

@@ -37,6 +37,9 @@ public:
     // One call of kp_forward, checked: return code, launch errors, completion within the timeout.
     void call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
               const std::string& phase);
+    // One call of kp_forward queued without waiting (energy windows); return code and launch checked.
+    void enqueue(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
+                 const std::string& phase);
     // One cold sample: flush L2 (write 2x its size), reset persisting L2, then time one call.
     ColdSample timed_call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs,
                           std::vector<kp_tensor>& outputs, const std::string& phase);
