@@ -98,6 +98,7 @@ Result<search::ProposalBatch> LlmProposer::propose(const search::ProposalRequest
                                    evaluation->median_seconds ? fmt::format("median {:.1f} us", *evaluation->median_seconds * 1e6) : "",
                                    evaluation->roofline_fraction ? fmt::format("{:.0f}% of the roofline floor", *evaluation->roofline_fraction * 100)
                                                                  : "");
+            if (!request.objective_note.empty()) roofline += "\n" + request.objective_note;
         }
         std::string history;
         for (const auto& a : request.lineage) history += fmt::format("{} ({}x) <- ", a.origin, a.speedup_over_baseline);

@@ -1,5 +1,6 @@
 // kernelpro optimize TASK [--from KERNEL.cu] [--proposer tuner,llm,...] [--llm PROVIDER:MODEL | script:FILE]
 //                         [--strategy NAME] [--seed N] [any stop rule flag] [--out DIR] [--store PATH]
+//                         [--objective time|energy|edp [--max-slowdown 2%]] [--energy [--energy-windows N]]
 // Searches with the chosen proposers (default: the profile-guided tuner; --llm adds the LLM agents),
 // starting from --from, else the task's candidates/tuned.cu, else its reference. Everything that
 // defines the run is stored with it (its recipe), so `runs resume` rebuilds the same loop. Writes
@@ -39,6 +40,9 @@ struct OptimizeArgs {
     std::string task, from, out, store, strategy = "mcts", llm, llm_config, llm_record, llm_replay, feedback = "tools";
     std::vector<std::string> proposers;
     GivenStopLimits limits;
+    std::string objective = "time", max_slowdown = "2%";
+    bool energy = false;
+    int energy_windows = 3;
     bool no_memory = false, profile = false;
     std::uint64_t seed = 0;
     int trials = 3;
@@ -51,6 +55,19 @@ struct Baseline {
     search::Candidate candidate;
     std::size_t points = 1;  // of its kp:tune space
 };
+
+// "2%" or "0.02".
+std::optional<double> parse_fraction(const std::string& text) {
+    try {
+        size_t used = 0;
+        double value = std::stod(text, &used);
+        std::string rest = text.substr(used);
+        if (rest == "%") return value / 100.0;
+        if (rest.empty()) return value;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
 
 std::string absolute(const std::string& path) { return path.empty() ? "" : fs::absolute(path).lexically_normal().string(); }
 
@@ -93,6 +110,8 @@ search::RunRecipe recipe_from(const OptimizeArgs& a, const TaskSpec& task, const
     recipe.proposers = chosen_proposers(a);
     recipe.llm = {a.llm, absolute(a.llm_config), absolute(a.llm_record), absolute(a.llm_replay), nullptr};
     recipe.evaluation = {a.trials, a.max_time, a.min_time, a.require_sandbox};
+    recipe.evaluation.energy = a.energy;
+    recipe.evaluation.energy_windows = a.energy_windows;
     recipe.profile.enabled = a.profile;
     recipe.out_dir = absolute(a.out.empty() ? (fs::path("kernelpro-out") / (task.name + "-" + utc_stamp())).string() : a.out);
     recipe.store = absolute(a.store.empty() ? store::RunStore::default_path(fs::current_path()).string() : a.store);
@@ -107,6 +126,11 @@ Result<search::SearchConfig> config_from(const OptimizeArgs& a, const std::vecto
     auto limits = apply_given_limits(a.limits, config.stop_limits);
     if (!limits) return limits.error();
     config.stop_limits = *limits;
+    auto slowdown = parse_fraction(a.max_slowdown);
+    if (!slowdown) return make_error("--max-slowdown must be a fraction such as 2% or 0.02, got '" + a.max_slowdown + "'");
+    config.objective = {a.objective, *slowdown};
+    if (auto objective = search::check_objective(config.objective); !objective)
+        return make_error("--objective: " + objective.error().message);
     config.memory_enabled = !a.no_memory;
     config.feedback = a.feedback == "none"  ? search::FeedbackKind::none
                       : a.feedback == "raw" ? search::FeedbackKind::raw_metrics
@@ -144,6 +168,14 @@ void add_options(CLI::App& cmd, OptimizeArgs& a) {
     cmd.add_option("--trials", a.trials, "Correctness trials per candidate")->capture_default_str()->check(CLI::Range(1, 100));
     cmd.add_option("--max-time", a.max_time, "Timing cap per candidate, seconds")->capture_default_str();
     cmd.add_option("--min-time", a.min_time, "Measured time needed per candidate, seconds")->capture_default_str();
+    cmd.add_option("--objective", a.objective, "What to optimize: " + search::objectives().joined_names(" | ") +
+                                                   " (time; energy: joules per call at matched speed; edp: joules x seconds)")
+        ->capture_default_str();
+    cmd.add_option("--max-slowdown", a.max_slowdown,
+                   "energy: how much slower than the fastest kernel the winner may be (2% or 0.02)")
+        ->capture_default_str();
+    cmd.add_flag("--energy", a.energy, "Measure joules per call of every candidate even when the objective does not need it");
+    cmd.add_option("--energy-windows", a.energy_windows, "Energy windows per candidate")->capture_default_str()->check(CLI::Range(1, 50));
     cmd.add_flag("-q,--quiet", a.quiet, "No progress line");
     cmd.add_flag("--require-sandbox", a.require_sandbox,
                  "Refuse (exit 3) unless every sandbox layer is active (see `kernelpro doctor`)");
@@ -205,6 +237,7 @@ int optimize(OptimizeArgs a) {
         std::cerr << "error: " << config.error().message << "\n";
         return kExitUsage;
     }
+    session.recipe.evaluation.energy = a.energy || search::objective_of(config->objective).needs_energy;
     auto context = proposer_context(session);
     if (int code = assemble_session(session, context); code != kExitOk) return code;
     auto store = store::RunStore::open(session.recipe.store);
@@ -213,9 +246,9 @@ int optimize(OptimizeArgs a) {
         return kExitEnvironment;
     }
     search::SearchDriver driver(*store, *session.evaluator, *session.proposer);
-    std::cerr << fmt::format("optimize {} from {} ({} parameter points), {}, {}\n", session.task.name,
-                             baseline->path.string(), baseline->points, describe_stop_limits(config->stop_limits),
-                             describe_session(session));
+    std::cerr << fmt::format("optimize {} from {} ({} parameter points), objective {}, {}, {}\n", session.task.name,
+                             baseline->path.string(), baseline->points, search::describe_objective(config->objective),
+                             describe_stop_limits(config->stop_limits), describe_session(session));
     int code = run_search_session(driver, *store, session, a.quiet, [&] {
         auto outcome = driver.start(context.task, baseline->candidate, *config, session.recipe);
         if (outcome && written) kernelbench::record_writer_exchanges(*store, outcome->run_id, written->exchanges);

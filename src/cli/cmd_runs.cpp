@@ -41,6 +41,12 @@ Result<store::RunStore> open_store(const std::string& path) {
 
 std::string opt(const std::optional<double>& v, const char* f) { return v ? fmt::format(fmt::runtime(f), *v) : "-"; }
 
+// Millijoules per call from a stored outcome, "-" when energy was not measured.
+std::string joules_text(const std::string& outcome_json) {
+    auto outcome = search::outcome_from_json(outcome_json);
+    return outcome.ok() && outcome->joules_per_call ? fmt::format("{:.4g}", *outcome->joules_per_call * 1e3) : "-";
+}
+
 int list_runs(const RunsArgs& a) {
     auto st = open_store(a.store);
     if (!st.ok()) {
@@ -67,7 +73,8 @@ std::string describe_recipe(const store::RunRecord& run) {
     std::string text;
     auto config = search::config_from_json(nlohmann::json::parse(run.config_json, nullptr, false));
     if (config)
-        text += fmt::format("search: strategy {}, seed {}, {}, memory {}, feedback {}\n", config->strategy, config->seed,
+        text += fmt::format("search: objective {}, strategy {}, seed {}, {}, memory {}, feedback {}\n",
+                            search::describe_objective(config->objective), config->strategy, config->seed,
                             describe_stop_limits(config->stop_limits), config->memory_enabled ? "on" : "off",
                             search::feedback_kind_name(config->feedback));
     auto stored = search::recipe_of(run);
@@ -76,10 +83,11 @@ std::string describe_recipe(const store::RunRecord& run) {
     const auto& recipe = *stored;
     std::string proposers;
     for (const auto& name : recipe->proposers) proposers += (proposers.empty() ? "" : ",") + name;
-    text += fmt::format("recipe: task {} (given as {}), from {}, proposers {}, profile {}, trials {}, timing {}..{} s\n",
+    text += fmt::format("recipe: task {} (given as {}), from {}, proposers {}, profile {}, trials {}, timing {}..{} s, energy {}\n",
                         recipe->task_path, recipe->task_given, recipe->baseline_path.empty() ? "-" : recipe->baseline_path,
                         proposers, recipe->profile.enabled ? "on" : "off", recipe->evaluation.trials,
-                        recipe->evaluation.min_time, recipe->evaluation.max_time);
+                        recipe->evaluation.min_time, recipe->evaluation.max_time,
+                        recipe->evaluation.energy ? fmt::format("{} windows", recipe->evaluation.energy_windows) : "off");
     if (recipe->llm.settings.is_object())
         text += fmt::format("llm: {}{}\n", recipe->llm.settings.value("spec", "?"),
                             recipe->llm.settings.value("base_url", "").empty() ? ""
@@ -112,8 +120,8 @@ int show_run(const RunsArgs& a) {
     }
     std::map<std::int64_t, const store::EvaluationRecord*> by_node;
     for (const auto& e : *evaluations) by_node[e.node_id] = &e;
-    std::cout << fmt::format("{:>5} {:>6} {:<15} {:<15} {:>10} {:>9} {:>7} {:>7}  {} | {}\n", "node", "parent", "origin",
-                             "status", "median_us", "speedup", "%floor", "reward", "parameters", "rationale");
+    std::cout << fmt::format("{:>5} {:>6} {:<15} {:<15} {:>10} {:>9} {:>9} {:>7} {:>7}  {} | {}\n", "node", "parent", "origin",
+                             "status", "median_us", "speedup", "mJ/call", "%floor", "reward", "parameters", "rationale");
     for (const auto& n : *nodes) {
         auto it = by_node.find(n.node_id);
         const store::EvaluationRecord* e = it == by_node.end() ? nullptr : it->second;
@@ -122,10 +130,10 @@ int show_run(const RunsArgs& a) {
         if (parsed.ok())
             for (const auto& [k, v] : *parsed) params += (params.empty() ? "" : ",") + k + "=" + v;
         std::cout << fmt::format(
-            "{:>5} {:>6} {:<15} {:<15} {:>10} {:>9} {:>7} {:>7}  {} | {}{}\n", n.node_id,
+            "{:>5} {:>6} {:<15} {:<15} {:>10} {:>9} {:>9} {:>7} {:>7}  {} | {}{}\n", n.node_id,
             n.parent_id ? std::to_string(*n.parent_id) : "-", n.proposal_kind, e ? e->status_class : "pending",
             e && e->median_seconds ? fmt::format("{:.2f}", *e->median_seconds * 1e6) : "-",
-            e ? opt(e->speedup, "{:.3f}x") : "-",
+            e ? opt(e->speedup, "{:.3f}x") : "-", e ? joules_text(e->outcome_json) : "-",
             e && e->roofline_fraction ? fmt::format("{:.1f}", 100 * *e->roofline_fraction) : "-",
             e ? fmt::format("{:.3f}", e->reward) : "-", params.empty() ? "-" : params, n.rationale,
             n.close_reason.empty() ? "" : " [closed: " + n.close_reason + "]");

@@ -38,6 +38,7 @@ void build_evaluator(SearchSession& session) {
                                                        recipe.evaluation.min_time);
     options.sandbox.required = recipe.evaluation.require_sandbox;
     options.compile_baseline = recipe.evaluation.compile_baseline && session.task.reference.pytorch.has_value();
+    options.energy = optimize::search_energy_config(recipe.evaluation.energy, recipe.evaluation.energy_windows);
     session.evaluator = std::make_unique<optimize::GpuEvaluator>(session.task, *session.gpu, options, recipe.out_dir);
     if (recipe.profile.enabled) {
         diagnose::ProfileOptions profile_options;
@@ -120,8 +121,8 @@ std::string describe_session(const SearchSession& session) {
     for (const auto& name : recipe.proposers) proposers += (proposers.empty() ? "" : ",") + name;
     std::string llm;
     if (recipe.llm.settings.is_object()) llm = " (" + recipe.llm.settings.value("spec", "") + ")";
-    return fmt::format("proposers {}{}{}, out {}", proposers, llm, recipe.profile.enabled ? ", profiled" : "",
-                       recipe.out_dir);
+    return fmt::format("proposers {}{}{}{}, out {}", proposers, llm, recipe.profile.enabled ? ", profiled" : "",
+                       recipe.evaluation.energy ? ", energy measured" : "", recipe.out_dir);
 }
 
 // "kernelpro runs resume 3", with --store when the run's store is not the default one here.

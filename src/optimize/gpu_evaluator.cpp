@@ -7,6 +7,7 @@
 #include "common/files.h"
 #include "diagnose/profile_candidate.h"
 #include "eval/roofline_floor.h"
+#include "eval/sample_statistics.h"
 #include "profile/ptxas_report.h"
 #include "search/proposers/tuner_proposer.h"
 
@@ -26,6 +27,26 @@ search::StatusClass status_class_of(FailureClass failure) {
         case FailureClass::RejectedBySandbox: return StatusClass::rejected_by_sandbox;
     }
     return StatusClass::crash;
+}
+
+nlohmann::json energy_summary(const nlohmann::json& energy) {
+    const auto& c = energy["candidate"];
+    std::vector<double> watts, clocks;
+    for (const auto& w : c.value("windows", nlohmann::json::array())) {
+        watts.push_back(w.value("average_watts", 0.0));
+        if (w.contains("state") && w["state"].contains("sm_clock_mhz") && w["state"]["sm_clock_mhz"].is_number())
+            clocks.push_back(w["state"]["sm_clock_mhz"].get<double>());
+    }
+    nlohmann::json j = {{"joules_per_call", c.value("joules_per_call", 0.0)},
+                        {"joules_per_call_stddev", c.value("joules_per_call_stddev", 0.0)},
+                        {"relative_stddev", c.value("relative_stddev", 0.0)},
+                        {"throttled_windows", c.value("throttled_windows", 0)},
+                        {"idle_watts", energy.value("idle_watts", 0.0)},
+                        {"counter_update_period_s", energy.value("counter_update_period_s", 0.0)},
+                        {"window_seconds", energy.value("window_seconds", 0.0)}};
+    if (!watts.empty()) j["average_watts"] = summarize(watts).median;
+    if (!clocks.empty()) j["sm_clock_mhz"] = summarize(clocks).median;
+    return j;
 }
 
 search::EvaluationOutcome outcome_from_report(const EvaluationReport& report) {
@@ -53,6 +74,14 @@ search::EvaluationOutcome outcome_from_report(const EvaluationReport& report) {
                 facts.shared_bytes = std::max(facts.shared_bytes, f.shared_bytes);
             }
             out.details["compiler"] = search::compiler_facts_to_json(facts);
+        }
+    }
+    if (report.energy.is_object()) {
+        if (out.correct() && report.candidate_joules_per_call()) {
+            out.joules_per_call = report.candidate_joules_per_call();
+            out.details["energy"] = energy_summary(report.energy);
+        } else if (!report.energy.value("available", true)) {
+            out.details["energy_error"] = report.energy.value("reason", std::string());
         }
     }
     out.details["evaluation_seconds"] = {{"compile", report.compile_seconds},

@@ -21,6 +21,10 @@ namespace kp::optimize {
 
 search::StatusClass status_class_of(FailureClass failure);
 
+// The candidate's energy in a few numbers (joules per call, spread, watts, clock, throttling, idle
+// power, the counter's period): what the search stores in details.energy and proposers read.
+nlohmann::json energy_summary(const nlohmann::json& energy);
+
 // The outcome the search sees for one report (no profiles: the profiler pipeline adds findings).
 search::EvaluationOutcome outcome_from_report(const EvaluationReport& report);
 

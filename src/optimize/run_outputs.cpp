@@ -44,6 +44,11 @@ Result<bool> write_run_outputs(const search::SearchDriver& driver, const search:
     md << "| run | " << outcome.run_id << " |\n";
     md << "| stop reason | " << outcome.stop_reason.name()
        << (outcome.stop_detail.empty() ? "" : " (" + outcome.stop_detail + ")") << " |\n";
+    md << "| objective | " << search::objective_name(outcome.objective.objective)
+       << (outcome.objective.objective == search::Objective::energy
+               ? fmt::format(" (lowest joules per call within {:.1f}% of the fastest)", 100 * outcome.objective.max_slowdown)
+               : "")
+       << " |\n";
     md << "| evaluations | " << outcome.spend.evaluations << " |\n";
     md << "| nodes | " << outcome.nodes << " |\n";
     md << fmt::format("| elapsed | {:.1f} s |\n", outcome.spend.elapsed_seconds);
@@ -57,24 +62,29 @@ Result<bool> write_run_outputs(const search::SearchDriver& driver, const search:
         if (best.outcome->median_seconds) md << fmt::format("| best median | {:.2f} us |\n", *best.outcome->median_seconds * 1e6);
         if (best.outcome->roofline_fraction)
             md << fmt::format("| best % of roofline floor | {:.1f}% |\n", 100.0 * *best.outcome->roofline_fraction);
+        if (best.outcome->joules_per_call)
+            md << fmt::format("| best energy | {:.4g} mJ per call ({:.3f}x less than the baseline) |\n", *best.outcome->joules_per_call * 1e3,
+                              tree.node(0).outcome && tree.node(0).outcome->joules_per_call
+                                  ? *tree.node(0).outcome->joules_per_call / *best.outcome->joules_per_call : 0.0);
         md << "| best parameters | " << (best.candidate.params.empty() ? "-" : search::point_text(best.candidate.params)) << " |\n";
     } else {
         md << "| result | no correct kernel found |\n";
     }
-    md << "\n## Evaluated nodes (fastest first)\n\n| node | parent | origin | status | speedup vs baseline | % floor | parameters | rationale |\n|---|---|---|---|---|---|---|---|\n";
+    md << "\n## Evaluated nodes (best first for the objective)\n\n| node | parent | origin | status | speedup vs baseline | mJ per call | % floor | parameters | rationale |\n|---|---|---|---|---|---|---|---|---|\n";
     std::vector<const search::TreeNode*> nodes;
     for (const auto& n : tree.nodes())
         if (n.evaluated()) nodes.push_back(&n);
     std::stable_sort(nodes.begin(), nodes.end(), [](const auto* a, const auto* b) {
-        return a->speedup_over_baseline > b->speedup_over_baseline;
+        return a->gain > b->gain;
     });
     for (const auto* n : nodes) {
         std::string rationale = n->rationale;
         for (auto& c : rationale)
             if (c == '|' || c == '\n') c = ' ';
-        md << fmt::format("| {} | {} | {} | {} | {:.3f}x | {} | {} | {} |\n", n->id,
+        md << fmt::format("| {} | {} | {} | {} | {:.3f}x | {} | {} | {} | {} |\n", n->id,
                           n->parent ? std::to_string(*n->parent) : "-", search::node_origin_name(n->origin),
                           search::status_class_name(n->outcome->status), n->speedup_over_baseline,
+                          n->outcome->joules_per_call ? fmt::format("{:.4g}", *n->outcome->joules_per_call * 1e3) : "-",
                           n->outcome->roofline_fraction ? fmt::format("{:.1f}%", 100.0 * *n->outcome->roofline_fraction) : "-",
                           n->candidate.params.empty() ? "-" : search::point_text(n->candidate.params), rationale);
     }

@@ -24,4 +24,12 @@ EvaluationOptions search_evaluation_options(int trials, double max_seconds, doub
     return options;
 }
 
+EnergyConfig search_energy_config(bool enabled, int windows) {
+    EnergyConfig energy;
+    energy.enabled = enabled;
+    energy.windows = windows;
+    energy.measure_baseline = false;
+    return energy;
+}
+
 }  // namespace kp::optimize

@@ -5,6 +5,9 @@
 #include <map>
 
 #include "report/source_diff.h"
+#include "search/evaluation_outcome.h"
+#include "search/objective.h"
+#include "search/search_config.h"
 
 namespace kp::report {
 
@@ -115,14 +118,30 @@ json totals_json(const json& nodes, const store::LlmTotals& llm, double elapsed)
             {"cost_usd", llm.cost_usd}};
 }
 
-// The best node: the fastest correct one (the search's own rule: highest speedup over the baseline).
-std::optional<size_t> best_index(const json& nodes) {
-    std::optional<size_t> best;
+// The best node by the run's objective, by the search's own rule (search/objective.h).
+std::optional<size_t> best_index(const std::vector<store::NodeRecord>& nodes,
+                                 const std::map<std::int64_t, std::pair<const store::EvaluationRecord*, int>>& by_node,
+                                 const std::string& config_json) {
+    auto config = search::config_from_json(parse_or_empty(config_json));
+    const search::ObjectiveRule rule = config.ok() ? config->objective : search::ObjectiveRule{};
+    auto outcome_of = [&](std::int64_t id) -> std::optional<search::EvaluationOutcome> {
+        auto it = by_node.find(id);
+        if (it == by_node.end()) return std::nullopt;
+        auto outcome = search::outcome_from_json(it->second.first->outcome_json);
+        return outcome.ok() ? std::optional(*outcome) : std::nullopt;
+    };
+    const auto baseline = outcome_of(0);
+    std::vector<size_t> indices;
+    std::vector<search::RankedKernel> kernels;
     for (size_t i = 0; i < nodes.size(); ++i) {
-        if (nodes[i]["status"] != "ok" || !nodes[i].contains("median_s")) continue;
-        if (!best || nodes[i]["median_s"].get<double>() < nodes[*best]["median_s"].get<double>()) best = i;
+        auto outcome = outcome_of(nodes[i].node_id);
+        if (!outcome || !outcome->correct() || !outcome->median_seconds || !baseline || !baseline->median_seconds) continue;
+        const double speedup = *baseline->median_seconds / *outcome->median_seconds;
+        indices.push_back(i);
+        kernels.push_back({speedup, search::objective_gain(rule, *outcome, &*baseline, speedup), outcome->joules_per_call.has_value()});
     }
-    return best;
+    auto best = search::best_kernel(rule, kernels);
+    return best ? std::optional(indices[*best]) : std::nullopt;
 }
 
 }  // namespace
@@ -164,7 +183,7 @@ Result<json> run_report_model(store::RunStore& store, std::int64_t run_id) {
                            {"updated_at", run->updated_at}, {"config", parse_or_empty(run->config_json)}}},
                   {"nodes", node_list}, {"roofline", roofline_model},
                   {"llm", llm_json(*exchanges)}, {"totals", totals_json(node_list, *llm, run->elapsed_seconds)}};
-    if (auto best = best_index(node_list)) {
+    if (auto best = best_index(*nodes, by_node, run->config_json)) {
         const auto& best_node = (*nodes)[*best];
         const auto& start = nodes->front();
         model["best"] = {{"node", best_node.node_id},

@@ -59,6 +59,7 @@ nlohmann::json outcome_to_json(const EvaluationOutcome& outcome) {
     put_optional(object, "median_seconds", outcome.median_seconds);
     put_optional(object, "speedup", outcome.speedup);
     put_optional(object, "roofline_fraction", outcome.roofline_fraction);
+    put_optional(object, "joules_per_call", outcome.joules_per_call);
     object["roofline_class"] = outcome.roofline_class;
     object["findings"] = nlohmann::json::array();
     for (const auto& finding : outcome.findings) object["findings"].push_back(analysis::to_json(finding));
@@ -79,6 +80,7 @@ Result<EvaluationOutcome> outcome_from_json(const std::string& text) {
         outcome.median_seconds = get_optional<double>(object, "median_seconds");
         outcome.speedup = get_optional<double>(object, "speedup");
         outcome.roofline_fraction = get_optional<double>(object, "roofline_fraction");
+        outcome.joules_per_call = get_optional<double>(object, "joules_per_call");
         outcome.roofline_class = object.value("roofline_class", "");
         for (const auto& finding : object.value("findings", nlohmann::json::array())) {
             auto parsed = analysis::finding_from_json(finding);

@@ -37,6 +37,7 @@ struct EvaluationOutcome {
     std::optional<double> median_seconds;
     std::optional<double> speedup;            // over the task's reference, as the evaluator measures it
     std::optional<double> roofline_fraction;  // roofline floor time / measured time, in (0, 1]
+    std::optional<double> joules_per_call;    // when energy was measured (median over the windows)
     std::string roofline_class;               // stage-1 diagnosis: memory_bound, compute_bound ...
     std::vector<Finding> findings;            // ranked micro-profiling findings
     std::string findings_summary;             // the feedback text proposers read

@@ -7,7 +7,7 @@ bool failed_or_regressed(const SearchTree& tree, std::int64_t child, const Searc
     if (!node.correct()) return true;
     const auto& parent = tree.node(*node.parent);
     if (!parent.correct()) return false;  // a repaired failure is progress
-    return node.speedup_over_baseline < parent.speedup_over_baseline * (1.0 + config.min_improvement);
+    return node.gain < parent.gain * (1.0 + config.min_improvement);
 }
 
 std::optional<std::string> dead_end_reason(const SearchTree& tree, std::int64_t id, const SearchConfig& config) {

@@ -12,6 +12,7 @@
 #include "search/candidate.h"
 #include "search/evaluation_outcome.h"
 #include "search/lesson.h"
+#include "search/objective.h"
 #include "search/proposal.h"
 
 namespace kp::search {
@@ -49,6 +50,9 @@ struct ProposalRequest {
     // proposer that must not repeat itself asks this rather than remembering what it proposed,
     // so a resumed run proposes what an uninterrupted one would. Empty: nothing is known.
     std::function<bool(const Candidate&)> is_known;
+    // What the run optimizes, and the node's time and energy evidence in one line (objective.h).
+    ObjectiveRule objective;
+    std::string objective_note;
 };
 
 class Proposer {

@@ -25,7 +25,9 @@ nlohmann::json recipe_to_json(const RunRecipe& r) {
           {"max_time", r.evaluation.max_time},
           {"min_time", r.evaluation.min_time},
           {"require_sandbox", r.evaluation.require_sandbox},
-          {"compile_baseline", r.evaluation.compile_baseline}}},
+          {"compile_baseline", r.evaluation.compile_baseline},
+          {"energy", r.evaluation.energy},
+          {"energy_windows", r.evaluation.energy_windows}}},
         {"profile", {{"enabled", r.profile.enabled}, {"budget_seconds", r.profile.budget_seconds}}},
         {"out_dir", r.out_dir},
         {"store", r.store},
@@ -59,6 +61,8 @@ Result<RunRecipe> recipe_from_json(const nlohmann::json& object) {
         r.evaluation.min_time = evaluation.value("min_time", r.evaluation.min_time);
         r.evaluation.require_sandbox = evaluation.value("require_sandbox", r.evaluation.require_sandbox);
         r.evaluation.compile_baseline = evaluation.value("compile_baseline", r.evaluation.compile_baseline);
+        r.evaluation.energy = evaluation.value("energy", r.evaluation.energy);
+        r.evaluation.energy_windows = evaluation.value("energy_windows", r.evaluation.energy_windows);
         const auto& profile = object.value("profile", none);
         r.profile.enabled = profile.value("enabled", r.profile.enabled);
         r.profile.budget_seconds = profile.value("budget_seconds", r.profile.budget_seconds);

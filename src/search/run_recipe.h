@@ -29,6 +29,9 @@ struct EvaluationSettings {
     double min_time = 0.05;   // measured time needed per candidate, seconds
     bool require_sandbox = false;  // --require-sandbox: refuse unless every sandbox layer is active
     bool compile_baseline = false; // PyTorch tasks: time torch.compile in every evaluation too (bench)
+    // Joules per call of every candidate (objective.h's needs_energy, or --energy), over this many windows.
+    bool energy = false;
+    int energy_windows = 3;
 };
 
 struct ProfileSettings {

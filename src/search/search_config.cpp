@@ -39,6 +39,8 @@ nlohmann::json config_to_json(const SearchConfig& config) {
     return {
         {"strategy", config.strategy},
         {"seed", config.seed},
+        {"objective", config.objective.name},
+        {"max_slowdown", config.objective.max_slowdown},
         {"parameter_widening", widening_json(config.parameter_widening)},
         {"rewrite_widening", widening_json(config.rewrite_widening)},
         {"exploration", config.exploration},
@@ -65,6 +67,8 @@ Result<SearchConfig> config_from_json(const nlohmann::json& object) {
     try {
         config.strategy = object.value("strategy", config.strategy);
         config.seed = object.value("seed", config.seed);
+        config.objective.name = object.value("objective", config.objective.name);
+        config.objective.max_slowdown = object.value("max_slowdown", config.objective.max_slowdown);
         read_widening(object, "parameter_widening", config.parameter_widening);
         read_widening(object, "rewrite_widening", config.rewrite_widening);
         config.exploration = object.value("exploration", config.exploration);
@@ -101,6 +105,8 @@ Result<SearchConfig> config_from_json(const nlohmann::json& object) {
     }
     if (auto policy = selection_policies().lookup(config.strategy); !policy)
         return make_error("search config: " + policy.error().message);
+    if (auto objective = check_objective(config.objective); !objective)
+        return make_error("search config: " + objective.error().message);
     if (auto limits = check_stop_limits(config.stop_limits); !limits)
         return make_error("search config: " + limits.error().message);
     if (config.reward.min_speedup <= 0 || config.reward.max_speedup <= config.reward.min_speedup)

@@ -11,6 +11,7 @@
 
 #include "common/result.h"
 #include "search/evaluation_outcome.h"
+#include "search/objective.h"
 #include "search/proposer.h"
 #include "search/stop_rule.h"
 
@@ -33,6 +34,7 @@ struct RewardCalibration {
 struct SearchConfig {
     std::string strategy = "mcts";  // a registered selection policy (selection_policy.h)
     std::uint64_t seed = 0;
+    ObjectiveRule objective;  // what "better" means: time, energy at matched speed, or EDP
 
     // Asymmetric branching: cheap parameter moves widen fast, expensive rewrites slowly.
     WideningRule parameter_widening{1.0, 0.5};

@@ -89,7 +89,9 @@ SearchOutcome SearchDriver::run_loop() {
     }
     while (true) {
         if (stop_requested_.load()) return finish({StopKind::stop_requested}, "");
-        if (auto rule = reached_stop_rule(config_.stop_limits, current_spend(), tree_))
+        // Time targets (the roofline target) end only time runs: a kernel at the time floor may
+        // still waste energy.
+        if (auto rule = reached_stop_rule(config_.stop_limits, current_spend(), tree_, objective_of(config_.objective).time_target))
             return finish({StopKind::stop_rule, *rule}, "");
         auto choice = select_for_expansion(tree_, config_);
         persist_closures();
@@ -108,7 +110,8 @@ SearchOutcome SearchDriver::finish(StopReason reason, const std::string& detail)
     outcome.stop_detail = detail;
     outcome.spend = current_spend();
     outcome.nodes = tree_.size();
-    if (auto best = tree_.best_node()) {
+    outcome.objective = config_.objective;
+    if (auto best = tree_.best_node(config_.objective)) {
         const auto& node = tree_.node(*best);
         outcome.best_node_id = *best;
         outcome.best_candidate = node.candidate;

@@ -38,6 +38,7 @@ struct SearchOutcome {
     std::optional<double> best_roofline_fraction;
     SearchSpend spend;
     std::int64_t nodes = 0;
+    ObjectiveRule objective;  // the run's: what "best" meant
 };
 
 struct ResumeOptions {

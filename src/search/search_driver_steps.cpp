@@ -59,6 +59,8 @@ Status SearchDriver::ask_proposer(std::int64_t node_id, bool parameter_moves_wan
     request.seed = proposal_seed(config_.seed, node_id, node.proposer_calls);
     request.feedback = config_.feedback;
     request.is_known = [this](const Candidate& candidate) { return tree_.knows_key(evaluation_key(task_, candidate)); };
+    request.objective = config_.objective;
+    if (node.outcome) request.objective_note = objective_note(config_.objective, *node.outcome);
 
     auto batch = proposer_.propose(request);
     if (!batch) return batch.error();
@@ -175,7 +177,9 @@ std::optional<SearchDriver::StepFailure> SearchDriver::evaluate_node(std::int64_
 void SearchDriver::absorb_evaluation(std::int64_t id, const EvaluationOutcome& outcome) {
     if (id == 0 && outcome.correct()) baseline_median_seconds_ = outcome.median_seconds;
     const double speedup = speedup_over_baseline(outcome, baseline_median_seconds_);
-    tree_.apply_evaluation(id, outcome, calibrated_reward(config_.reward, outcome.correct(), speedup), speedup);
+    const EvaluationOutcome* baseline = tree_.node(0).outcome ? &*tree_.node(0).outcome : nullptr;
+    const double gain = objective_gain(config_.objective, outcome, id == 0 ? &outcome : baseline, speedup);
+    tree_.apply_evaluation(id, outcome, calibrated_reward(config_.reward, outcome.correct(), gain), speedup, gain);
     close_after_evaluation(tree_, id, config_);
 }
 
@@ -187,7 +191,7 @@ SearchProgress SearchDriver::progress_for(std::int64_t id) const {
     progress.parent_id = tree_.node(id).parent;
     progress.status = tree_.node(id).outcome->status;
     progress.node_speedup_over_baseline = tree_.node(id).speedup_over_baseline;
-    if (auto best = tree_.best_node()) {
+    if (auto best = tree_.best_node(config_.objective)) {
         progress.best_speedup_over_baseline = tree_.node(*best).speedup_over_baseline;
         progress.best_speedup = tree_.node(*best).outcome->speedup;
     }

@@ -48,12 +48,13 @@ std::int64_t SearchTree::add_child(std::int64_t parent, ProposalKind kind, const
 }
 
 void SearchTree::apply_evaluation(std::int64_t id, const EvaluationOutcome& outcome, double reward,
-                                  double speedup_over_baseline) {
+                                  double speedup_over_baseline, std::optional<double> gain) {
     auto& evaluated = node(id);
     if (evaluated.evaluated()) throw std::logic_error("SearchTree: node evaluated twice");
     evaluated.outcome = outcome;
     evaluated.reward = reward;
     evaluated.speedup_over_baseline = speedup_over_baseline;
+    evaluated.gain = gain.value_or(speedup_over_baseline);
     ++evaluated_;
     for (std::optional<std::int64_t> at = id; at; at = node(*at).parent) {
         auto& on_path = node(*at);
@@ -79,13 +80,16 @@ void SearchTree::mark_dead_end(std::int64_t id, const std::string& reason) {
 
 std::vector<std::int64_t> SearchTree::take_newly_closed() { return std::exchange(newly_closed_, {}); }
 
-std::optional<std::int64_t> SearchTree::best_node() const {
-    std::optional<std::int64_t> best;
+std::optional<std::int64_t> SearchTree::best_node(const ObjectiveRule& rule) const {
+    std::vector<std::int64_t> ids;
+    std::vector<RankedKernel> kernels;
     for (const auto& candidate : nodes_) {
         if (!candidate.correct()) continue;
-        if (!best || candidate.speedup_over_baseline > node(*best).speedup_over_baseline) best = candidate.id;
+        ids.push_back(candidate.id);
+        kernels.push_back({candidate.speedup_over_baseline, candidate.gain, candidate.outcome->joules_per_call.has_value()});
     }
-    return best;
+    auto best = best_kernel(rule, kernels);
+    return best ? std::optional<std::int64_t>(ids[*best]) : std::nullopt;
 }
 
 std::optional<double> SearchTree::best_roofline_fraction() const {

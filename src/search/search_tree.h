@@ -13,6 +13,7 @@
 
 #include "search/candidate.h"
 #include "search/evaluation_outcome.h"
+#include "search/objective.h"
 #include "search/proposal.h"
 
 namespace kp::search {
@@ -40,6 +41,7 @@ struct TreeNode {
     std::optional<EvaluationOutcome> outcome;
     double reward = 0.0;
     double speedup_over_baseline = 0.0;
+    double gain = 0.0;  // over the baseline under the run's objective (objective.h); the speedup for time
 
     // Backed-up statistics over the subtree (the node's own evaluation included).
     std::int64_t visits = 0;
@@ -82,9 +84,10 @@ public:
     std::int64_t add_child(std::int64_t parent, ProposalKind kind, const Candidate& candidate,
                            const std::string& rationale, const std::string& evaluation_key);
 
-    // Records a node's evaluation and backs its reward up to the root.
+    // Records a node's evaluation and backs its reward up to the root. `gain` is the objective's
+    // (objective.h); the speedup when not given (the time objective).
     void apply_evaluation(std::int64_t id, const EvaluationOutcome& outcome, double reward,
-                          double speedup_over_baseline);
+                          double speedup_over_baseline, std::optional<double> gain = std::nullopt);
 
     void close(std::int64_t id, const std::string& reason);
     void mark_dead_end(std::int64_t id, const std::string& reason);
@@ -102,8 +105,8 @@ public:
     bool empty() const { return nodes_.empty(); }
     std::int64_t evaluated_count() const { return evaluated_; }
 
-    // The correct node with the highest speedup over the baseline (earliest on ties).
-    std::optional<std::int64_t> best_node() const;
+    // The best correct node under the objective (objective.h's best_kernel).
+    std::optional<std::int64_t> best_node(const ObjectiveRule& rule = {}) const;
     // The highest roofline fraction reached by a correct node.
     std::optional<double> best_roofline_fraction() const;
     // Ancestors of a node, root first (the node itself excluded).

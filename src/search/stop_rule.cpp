@@ -30,10 +30,12 @@ Status check_stop_limits(const StopLimits& limits) {
     return {};
 }
 
-std::optional<std::string> reached_stop_rule(const StopLimits& limits, const SearchSpend& spend, const SearchTree& tree) {
+std::optional<std::string> reached_stop_rule(const StopLimits& limits, const SearchSpend& spend, const SearchTree& tree,
+                                             bool time_targets) {
     for (const auto& [name, limit] : limits) {
         const StopRule* rule = stop_rules().find(name);
         if (!rule) continue;  // check_stop_limits refused it when the config was loaded
+        if (rule->time_target && !time_targets) continue;
         auto value = rule->measure(spend, tree);
         if (value && *value >= limit) return name;
     }

@@ -29,6 +29,7 @@ struct StopRule {
     bool whole_number = false;            // counts (evaluations, tokens) take whole-number limits
     // The run's current value of what the rule bounds; nullopt while it has none (no correct kernel yet).
     std::function<std::optional<double>(const SearchSpend&, const SearchTree&)> measure;
+    bool time_target = false;  // a target on kernel time: only objectives with time_target (objective.h) stop on it
 };
 
 PluginRegistry<StopRule>& stop_rules();
@@ -39,8 +40,10 @@ StopLimits default_stop_limits();
 // Each name registered, each limit finite and positive, whole where the rule says so.
 Status check_stop_limits(const StopLimits& limits);
 
-// The first rule, in name order, whose measure has reached its limit.
-std::optional<std::string> reached_stop_rule(const StopLimits& limits, const SearchSpend& spend, const SearchTree& tree);
+// The first rule, in name order, whose measure has reached its limit; time targets only when
+// `time_targets` (the run's objective is time).
+std::optional<std::string> reached_stop_rule(const StopLimits& limits, const SearchSpend& spend, const SearchTree& tree,
+                                             bool time_targets = true);
 
 }  // namespace kp::search
 

@@ -56,6 +56,10 @@ public:
         o.roofline_fraction = fraction;
         o.speedup = 0.45e-3 / *o.median_seconds;
         o.roofline_class = "memory_bound";
+        // Energy as GpuEvaluator summarizes it: ~600 W while running, a few percent of spread.
+        o.joules_per_call = *o.median_seconds * (560 + 80 * u);
+        o.details["energy"] = {{"joules_per_call", *o.joules_per_call}, {"joules_per_call_stddev", 0.02 * *o.joules_per_call},
+                               {"average_watts", 560 + 80 * u}, {"sm_clock_mhz", 1980}, {"idle_watts", 127.0}};
         o.findings = {analysis::make_finding("narrow_global_access", 0.4 * (1 - fraction), "loads are narrower than 16 bytes"),
                       analysis::make_finding("small_grid_tail", 0.05, "the last wave is partial")};
         double flops = model_["flops"].get<double>(), bytes = model_["bytes"].get<double>() * (1.05 + 0.1 * u);

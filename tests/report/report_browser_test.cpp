@@ -138,6 +138,7 @@ TEST_F(ReportInBrowser, ChartsHaveOnePointPerEvaluationAndPerCorrectKernel) {
     EXPECT_EQ(count(browser_.dom, "<path[^>]*class=\"eval-point[^\"]*\""), evaluations->size());
     EXPECT_EQ(count(browser_.dom, "<circle[^>]*class=\"roofline-point[^\"]*\""), correct);
     EXPECT_EQ(count(browser_.dom, "class=\"roofline-floor\""), 1u);
+    EXPECT_EQ(count(browser_.dom, "<path[^>]*class=\"energy-point[^\"]*\""), evaluations->size()) << "the energy chart, measured runs only";
     EXPECT_GT(evaluations->size(), correct) << "the recorded run has failed evaluations too";
 }
 

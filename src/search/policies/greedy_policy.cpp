@@ -1,5 +1,6 @@
-// greedy: always refine the correct node with the best speedup that can still grow (the
-// ablation: same proposals, pruning, memory and budgets as mcts, only the selection rule differs).
+// greedy: always refine the correct node with the best gain (the speedup under the time objective)
+// that can still grow (the ablation: same proposals, pruning, memory and budgets as mcts, only the
+// selection rule differs).
 #include <algorithm>
 #include <vector>
 
@@ -14,7 +15,7 @@ std::optional<ExpansionChoice> select_greedy(SearchTree& tree, const SearchConfi
     for (const auto& node : tree.nodes())
         if (node.evaluated() && !node.closed()) order.push_back(node.id);
     std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-        return tree.node(a).speedup_over_baseline > tree.node(b).speedup_over_baseline;
+        return tree.node(a).gain > tree.node(b).gain;
     });
     for (auto id : order) {
         if (can_grow_at_all(tree.node(id), config)) return grow_here(tree.node(id), config);

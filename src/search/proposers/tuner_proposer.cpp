@@ -174,10 +174,14 @@ Result<ProposalBatch> TunerProposer::propose(const ProposalRequest& request) {
         const bool known = request.is_known && request.is_known(Candidate{source, p});
         return !tried.count(text) && !proposed_.count(prefix + text) && !known;
     };
+    // Moves are ranked by the time findings; under another objective the rationale says so, and
+    // the search keeps whichever point wins on that objective.
+    const std::string objective =
+        request.objective.name == ObjectiveRule{}.name ? "" : " [optimizing " + request.objective.name + "]";
     auto take = [&](const ParameterValues& p, const std::string& rationale) {
         proposed_.insert(prefix + point_text(p));
         tried.insert(point_text(p));
-        batch.proposals.push_back(parameter_move(source, p, rationale));
+        batch.proposals.push_back(parameter_move(source, p, rationale + objective));
     };
 
     for (const auto& move : rank_moves(request, *space, point)) {
