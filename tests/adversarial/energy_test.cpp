@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "eval_fixture.h"
+#include "../source_tree.h"
 
 using namespace kp;
 namespace fs = std::filesystem;
@@ -29,7 +30,7 @@ EvaluationReport evaluate_with_energy(const fs::path& task_dir, const fs::path& 
 
 TEST(Energy, JoulesPerCallWithTheirSpreadAndTheCountersPeriod) {
     KP_SKIP_WITHOUT_GPU();
-    const fs::path task = fs::path(KP_SOURCE_DIR) / "tasks" / "softmax_rows_f32";
+    const fs::path task = kp::testing::source_path("tasks/softmax_rows_f32");
     auto report = evaluate_with_energy(task, task / "candidates" / "fast.cu");
     ASSERT_EQ(report.status, FailureClass::Ok) << report.message;
     const auto& e = report.energy;

@@ -1,4 +1,5 @@
 #include "recorded_run.h"
+#include "../source_tree.h"
 
 #include <stdexcept>
 
@@ -83,7 +84,7 @@ private:
 
 RecordedRun record_gelu_run(const std::filesystem::path& store_path, int evaluations) {
     std::filesystem::remove(store_path);
-    auto task = load_task(std::filesystem::path(KP_SOURCE_DIR) / "tasks" / "gelu_f16");
+    auto task = load_task(kp::testing::source_path("tasks/gelu_f16"));
     if (!task.ok()) throw std::runtime_error(task.error().message);
     auto store = store::RunStore::open(store_path, store::Durability::process_crash_safe);
     if (!store.ok()) throw std::runtime_error(store.error().message);
@@ -92,7 +93,7 @@ RecordedRun record_gelu_run(const std::filesystem::path& store_path, int evaluat
     search::ProposerContext context;
     context.task = {task->name, "recorded"};
     context.task_description = task->name + ": " + task->description;
-    context.llm.spec = "script:" + (std::filesystem::path(KP_SOURCE_DIR) / "examples/llm-scripts/gelu_f16.jsonl").string();
+    context.llm.spec = "script:" + kp::testing::source_path("examples/llm-scripts/gelu_f16.jsonl").string();
     auto proposer = search::make_proposers({"tuner", "llm"}, context);
     if (!proposer.ok()) throw std::runtime_error(proposer.error().message);
     StandInEvaluator evaluator(*task);
