@@ -28,7 +28,7 @@ struct GpuReport {
     std::string error;                 // "no GPU: ..." when none is usable
     int cuda_driver_version = 0;       // 13000
     std::string nvidia_driver_version; // "580.159.04" from NVML
-    std::string energy_counter;        // empty: NVML's total-energy counter reads; else why not
+    std::string energy_counter = "no GPU";  // empty: NVML's total-energy counter reads; else why not
 };
 
 GpuReport probe_gpu() {
@@ -36,6 +36,7 @@ GpuReport probe_gpu() {
     auto driver = gpu::CudaDriver::load();
     if (!driver) {
         report.error = driver.error().message;
+        report.energy_counter = driver.error().message;
         return report;
     }
     report.cuda_driver_version = driver->driver_version();
@@ -46,7 +47,8 @@ GpuReport probe_gpu() {
     auto nvml = gpu::Nvml::load();
     if (nvml) {
         report.nvidia_driver_version = nvml->driver_version();
-        if (auto energy = nvml->total_energy_millijoules(0); !energy) report.energy_counter = energy.error().message;
+        auto energy = nvml->total_energy_millijoules(0);
+        report.energy_counter = energy ? "" : energy.error().message;
     } else {
         report.energy_counter = nvml.error().message;
     }
