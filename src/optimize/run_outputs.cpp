@@ -44,11 +44,7 @@ Result<bool> write_run_outputs(const search::SearchDriver& driver, const search:
     md << "| run | " << outcome.run_id << " |\n";
     md << "| stop reason | " << outcome.stop_reason.name()
        << (outcome.stop_detail.empty() ? "" : " (" + outcome.stop_detail + ")") << " |\n";
-    md << "| objective | " << search::objective_name(outcome.objective.objective)
-       << (outcome.objective.objective == search::Objective::energy
-               ? fmt::format(" (lowest joules per call within {:.1f}% of the fastest)", 100 * outcome.objective.max_slowdown)
-               : "")
-       << " |\n";
+    md << "| objective | " << search::describe_objective(outcome.objective) << " |\n";
     md << "| evaluations | " << outcome.spend.evaluations << " |\n";
     md << "| nodes | " << outcome.nodes << " |\n";
     md << fmt::format("| elapsed | {:.1f} s |\n", outcome.spend.elapsed_seconds);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "eval_fixture.h"
+#include "sandbox/sandbox_report.h"
 #include "../source_tree.h"
 
 using namespace kp;
@@ -32,6 +33,11 @@ TEST(Energy, JoulesPerCallWithTheirSpreadAndTheCountersPeriod) {
     KP_SKIP_WITHOUT_GPU();
     const fs::path task = kp::testing::source_path("tasks/softmax_rows_f32");
     auto report = evaluate_with_energy(task, task / "candidates" / "fast.cu");
+    // The worker measured energy with candidate code sandboxed: NVML's reads after the sandbox went
+    // on were not refused (that would be rejected_by_sandbox, or energy unavailable).
+    const std::string sandbox =
+        report.sandbox.is_object() ? sandbox::SandboxReport::from_json(report.sandbox).summary() : "not reported";
+    std::printf("[energy] sandbox: %s\n", sandbox.c_str());
     ASSERT_EQ(report.status, FailureClass::Ok) << report.message;
     const auto& e = report.energy;
     ASSERT_TRUE(e.is_object() && e.value("available", false)) << e.dump();

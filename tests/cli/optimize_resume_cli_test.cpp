@@ -59,6 +59,10 @@ TEST(OptimizeCommand, UnknownPlugInNamesAreOneErrorListingTheRegisteredOnes) {
                                          0),
               0u)
         << provider.stderr_text;
+    expect_one_error(run({"optimize", kTask, "--objective", "power"}, dir.path()), 2,
+                     "error: --objective: unknown objective 'power' (registered: edp, energy, time)");
+    expect_one_error(run({"optimize", kTask, "--objective", "energy", "--max-slowdown", "lots"}, dir.path()), 2,
+                     "error: --max-slowdown must be a fraction such as 2% or 0.02, got 'lots'");
     expect_one_error(run({"optimize", kTask, "--budget-evals", "2.5"}, dir.path()), 2,
                      "error: evaluation_budget (--budget-evals): the limit must be a whole number, got 2.5");
     EXPECT_FALSE(fs::exists(dir.path() / ".kernelpro"));  // nothing was started
@@ -137,4 +141,28 @@ TEST(RunsResume, AProviderRunWithoutItsKeyIsOneEnvironmentError) {
     expect_one_error(resumed, 3,
                      "error: proposer llm: no API key for openai:gpt-4.1: set OPENAI_API_KEY or KERNELPRO_LLM_API_KEY (or "
                      "KERNELPRO_LLM_BASE_URL for a local server)\n(run 1 needs it to resume as it started)");
+}
+
+// The objective is part of what a run is: an energy run resumed from another folder is still an
+// energy run with its slowdown, and still measures energy (the recipe's evaluation settings).
+TEST(RunsResume, AnEnergyRunResumesAsAnEnergyRun) {
+    kp::test_support::TempDirectory dir;
+    auto first = run({"optimize", kTask, "--objective", "energy", "--max-slowdown", "5%", "--budget-evals", "1", "--out",
+                      "out", "-q"},
+                     dir.path());
+    ASSERT_TRUE(first.exit_code == 0 || first.exit_code == 1) << first.stderr_text;
+    auto resumed = run({"runs", "resume", "1", "--budget-evals", "2", "-q"}, dir.path());
+    EXPECT_TRUE(resumed.exit_code == 0 || resumed.exit_code == 1) << resumed.stderr_text;
+    EXPECT_NE(resumed.stderr_text.find("energy measured"), std::string::npos) << resumed.stderr_text;
+    auto shown = run({"runs", "show", "1"}, dir.path());
+    EXPECT_EQ(shown.exit_code, 0) << shown.stderr_text;
+    EXPECT_NE(shown.stdout_text.find("objective energy (lowest joules per call at matched speed, within 5.0% of the fastest)"),
+              std::string::npos)
+        << shown.stdout_text;
+    EXPECT_NE(shown.stdout_text.find("energy 3 windows"), std::string::npos) << shown.stdout_text;
+    auto summary = kp::read_text_file(dir.path() / "out" / "summary.md");
+    ASSERT_TRUE(summary) << summary.error().message;
+    EXPECT_NE(summary->find("| objective | energy (lowest joules per call at matched speed, within 5.0% of the fastest) |"),
+              std::string::npos)
+        << *summary;
 }

@@ -35,7 +35,10 @@ public:
         char bus_id[64] = {};
         if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess)
             if (auto index = nvml_->index_for_pci_bus_id(bus_id); index.ok()) index_ = *index;
+        // Every NVML query used later runs once here, before the sandbox: whatever NVML opens or
+        // sets up on first use is done while that is still allowed; later reads are ioctls.
         read();
+        (void)state();
     }
     std::uint64_t read() const {
         auto value = nvml_->total_energy_millijoules(index_);
