@@ -48,7 +48,9 @@ public:
     std::vector<std::string> notes;
 };
 
-std::string winner(const std::string& objective, double max_slowdown, std::vector<std::string>* notes = nullptr) {
+// One run over the landscape; `limits` adds stop limits to the evaluation budget of 10.
+Result<SearchOutcome> search_landscape(const std::string& objective, double max_slowdown, const StopLimits& limits = {},
+                                       std::vector<std::string>* notes = nullptr) {
     auto db = std::filesystem::temp_directory_path() / ("objective_" + std::to_string(getpid()) + ".db");
     std::filesystem::remove(db);
     auto store = open_store(db);
@@ -56,11 +58,17 @@ std::string winner(const std::string& objective, double max_slowdown, std::vecto
     OneStep proposer;
     SearchDriver driver(store, landscape, proposer);
     auto config = synthetic::test_config(10);
+    for (const auto& [name, limit] : limits) config.stop_limits[name] = limit;
     config.objective = {objective, max_slowdown};
     auto outcome = driver.start(synthetic::kTask, synthetic::kBaseline, config);
     EXPECT_TRUE(outcome.ok());
     std::filesystem::remove(db);
     if (notes) *notes = proposer.notes;
+    return outcome;
+}
+
+std::string winner(const std::string& objective, double max_slowdown, std::vector<std::string>* notes = nullptr) {
+    auto outcome = search_landscape(objective, max_slowdown, {}, notes);
     return outcome.ok() && outcome->best_candidate ? outcome->best_candidate->source : "";
 }
 
@@ -150,20 +158,10 @@ TEST(Objective, EveryRegisteredObjectiveRanksTheObviousCases) {
 // The roofline target is a time target: a time run stops on it, an energy run goes on.
 TEST(Objective, OnlyTimeRunsStopAtTheRooflineTarget) {
     for (const std::string objective : {"time", "energy"}) {
-        auto db = std::filesystem::temp_directory_path() / ("objective_stop_" + std::to_string(getpid()) + ".db");
-        std::filesystem::remove(db);
-        auto store = open_store(db);
-        EnergyLandscape landscape;
-        OneStep proposer;
-        SearchDriver driver(store, landscape, proposer);
-        auto config = synthetic::test_config(10);
-        config.stop_limits["roofline_target"] = 0.9;
-        config.objective = {objective, 0.02};
-        auto outcome = driver.start(synthetic::kTask, synthetic::kBaseline, config);
+        auto outcome = search_landscape(objective, 0.02, {{"roofline_target", 0.9}});
         ASSERT_TRUE(outcome.ok());
         EXPECT_EQ(outcome->stop_reason.name() == "roofline_target", objective == "time")
             << objective << ": " << outcome->stop_reason.name();
-        std::filesystem::remove(db);
     }
 }
 
