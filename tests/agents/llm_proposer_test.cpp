@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "agents/llm_proposer.h"
+#include "search/objective.h"
 
 using namespace kp;
 
@@ -16,6 +17,7 @@ public:
     Result<llm::ChatReply> complete(const llm::ChatRequest& request) override {
         purposes.push_back(request.purpose);
         last_prompt = request.messages.empty() ? "" : request.messages.back().content;
+        prompts.push_back(last_prompt);
         if (replies_.empty()) return make_error("script exhausted");
         llm::ChatReply reply;
         reply.text = replies_.front();
@@ -29,6 +31,7 @@ public:
     std::string describe() const override { return "scripted"; }
     std::vector<std::string> purposes;
     std::string last_prompt;
+    std::vector<std::string> prompts;
 
 private:
     std::deque<std::string> replies_;
@@ -79,6 +82,24 @@ TEST(LlmProposer, CorrectNodeGoesThroughAnalystThenCoder) {
     ASSERT_EQ(batch->exchanges.size(), 2u);
     EXPECT_EQ(batch->exchanges[0].agent, "analyst");
     EXPECT_EQ(batch->exchanges[1].tokens_out, 50);
+}
+
+// Under the energy objective the analyst is told so, with the node's energy next to its time.
+TEST(LlmProposer, TheAnalystIsToldTheObjectiveAndTheEnergyEvidence) {
+    auto client = std::make_shared<ScriptedClient>(std::deque<std::string>{kPlan, kCode});
+    agents::LlmProposer proposer(make_agents(client), "task: copy");
+    auto request = request_for(search::StatusClass::ok, "");
+    request.node.evaluation->median_seconds = 40e-6;
+    request.node.evaluation->joules_per_call = 12e-3;
+    request.node.evaluation->details["energy"] = {{"average_watts", 300.0}, {"sm_clock_mhz", 1755}, {"idle_watts", 110.0}};
+    request.objective = {"energy", 0.02};
+    request.objective_note = search::objective_note(request.objective, *request.node.evaluation);
+    ASSERT_TRUE(proposer.propose(request).ok());
+    ASSERT_FALSE(client->prompts.empty());
+    const std::string& analyst = client->prompts.front();
+    for (const char* part : {"objective: energy", "within 2.0% of the fastest", "time 40.00 us per call", "energy 12 mJ per call",
+                             "300 W while running", "SM clock 1755 MHz", "(idle 110 W)"})
+        EXPECT_NE(analyst.find(part), std::string::npos) << part << " missing from:\n" << analyst;
 }
 
 TEST(LlmProposer, FailedNodeGoesToTheFixerWithItsDiagnostics) {

@@ -113,6 +113,20 @@ TEST(Tuner, NarrowLoadsMoveVectorWidthUp) {
     EXPECT_EQ(r.rfind("VEC 2->4", 0), 0u) << r;
 }
 
+// Under another objective the same move says what is being optimized; under time it says nothing more.
+TEST(Tuner, TheRationaleNamesAnObjectiveOtherThanTime) {
+    auto outcome = with_finding("narrow_global_access", kp::analysis::wider_accesses(Rewrite::vectorize_accesses));
+    auto request = request_with(outcome, 1);
+    request.objective = {"energy", 0.02};
+    TunerProposer tuner;
+    auto batch = tuner.propose(request);
+    ASSERT_TRUE(batch.ok() && !batch->proposals.empty());
+    const auto& rationale = batch->proposals.front().rationale;
+    EXPECT_EQ(rationale.rfind("VEC 2->4", 0), 0u) << rationale;
+    EXPECT_NE(rationale.find("[optimizing energy]"), std::string::npos) << rationale;
+    EXPECT_EQ(first_move(outcome).find("[optimizing"), std::string::npos);
+}
+
 TEST(Tuner, SpillsMoveWorkPerThreadDown) {
     auto r = first_move(with_finding("register_spills", kp::analysis::fewer_registers()));
     EXPECT_EQ(r.rfind("UNROLL 2->1", 0), 0u) << r;
