@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/feedback.h"
+#include "common/utf8.h"
 
 namespace kp::agents {
 
@@ -81,7 +82,7 @@ Result<search::ProposalBatch> LlmProposer::propose(const search::ProposalRequest
             for (const auto& f : evaluation->findings) findings.push_back(analysis::render_finding_for_prompt(f));
             if (findings.empty() && !evaluation->findings_summary.empty()) findings.push_back(evaluation->findings_summary);
         } else if (!evaluation->profiles.empty()) {
-            findings.push_back(evaluation->profiles.dump().substr(0, 4000));
+            findings.push_back(dump_json(evaluation->profiles).substr(0, 4000));
         }
     }
     std::vector<std::string> lessons = lesson_lines(request.lessons);

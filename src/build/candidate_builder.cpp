@@ -10,6 +10,8 @@
 #include "common/hash.h"
 #include "common/process.h"
 #include "common/resource_locator.h"
+#include "common/tool_locator.h"
+#include "common/utf8.h"
 #include "task/task_spec.h"
 
 namespace kp {
@@ -33,10 +35,10 @@ const char* build_status_name(BuildStatus status) {
 nlohmann::json BuildOutcome::to_json() const {
     nlohmann::json violations = nlohmann::json::array();
     for (const auto& v : guard.violations) violations.push_back({{"symbol", v.symbol}, {"reason", v.reason}});
-    return {{"status", build_status_name(status)}, {"library", library.string()}, {"source", source_copy.string()},
+    return {{"status", build_status_name(status)}, {"library", path_text(library)}, {"source", path_text(source_copy)},
             {"key", key}, {"message", message}, {"full_log", full_log}, {"ptxas_report", ptxas_report},
             {"guard_violations", violations}, {"exports_forward", guard.exports_forward},
-            {"compile_seconds", compile_seconds}, {"cache_hit", cache_hit}, {"command_line", command_line},
+            {"compile_seconds", compile_seconds}, {"cache_hit", cache_hit}, {"command_line", valid_utf8(command_line)},
             {"arch", arch}};
 }
 
@@ -77,16 +79,28 @@ CandidateBuilder::CandidateBuilder(BuilderOptions options) : options_(std::move(
 
 const std::string& CandidateBuilder::toolchain_version() {
     if (toolchain_version_.empty()) {
-        auto r = run_process({"nvcc", "--version"});
+        auto nvcc = locate_nvidia_tool("nvcc");
+        auto r = run_process({nvcc.value_or("nvcc"), "--version"});
         toolchain_version_ = r.ok() && r->succeeded() ? r->stdout_text : "nvcc-missing";
     }
     return toolchain_version_;
 }
 
 Result<BuildOutcome> CandidateBuilder::build(const BuildRequest& request) {
+    auto outcome = build_entry(request);
+    if (!outcome.ok()) return outcome;
+    // The cache compiles a copy named candidate.cu; the user fixes their own file.
+    std::string user_file = path_text(request.source);
+    outcome->message = cite_source_file(outcome->message, user_file);
+    outcome->full_log = cite_source_file(outcome->full_log, user_file);
+    return outcome;
+}
+
+Result<BuildOutcome> CandidateBuilder::build_entry(const BuildRequest& request) {
     auto source = read_text_file(request.source);
     if (!source.ok()) return source.error();
-    if (!find_executable("nvcc")) return make_error("nvcc not found in PATH: install the CUDA toolkit or add its bin/ to PATH");
+    auto nvcc = require_nvidia_tool("nvcc");  // the locator doctor reports with
+    if (!nvcc.ok()) return make_error(nvcc.error().message + ": install the CUDA toolkit or add its bin/ to PATH");
     if (options_.include_directory.empty()) return locate_abi_header().error();
     auto abi_header = read_text_file(options_.include_directory / "kernelpro" / "abi.h");
     if (!abi_header.ok()) return make_error("kernelpro/abi.h not found under " + options_.include_directory.string());
@@ -131,7 +145,7 @@ Result<BuildOutcome> CandidateBuilder::build(const BuildRequest& request) {
                                                 std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
     fs::remove_all(work, ec);
     fs::create_directories(work, ec);
-    if (ec) return make_error("cannot create " + work.string() + ": " + ec.message());
+    if (ec) return make_error("cannot create the build cache folder " + path_text(work) + ": " + ec.message());
     if (auto s = write_file_atomically(work / "candidate.cu", *source); !s.ok()) return s.error();
 
     BuildOutcome outcome;
@@ -139,7 +153,7 @@ Result<BuildOutcome> CandidateBuilder::build(const BuildRequest& request) {
     outcome.arch = options_.arch.name;
     outcome.library = entry / "candidate.so";
     outcome.source_copy = entry / "candidate.cu";
-    std::vector<std::string> argv{"nvcc"};
+    std::vector<std::string> argv{*nvcc};
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.insert(argv.end(), {"-I", options_.include_directory.string(), "-o", (work / "candidate.so").string(),
                              (work / "candidate.cu").string()});
@@ -149,8 +163,9 @@ Result<BuildOutcome> CandidateBuilder::build(const BuildRequest& request) {
     if (!compiled.ok()) return compiled.error();
     outcome.command_line = compiled->command_line;
     outcome.compile_seconds = compiled->wall_seconds;
-    outcome.full_log = compiled->stdout_text + compiled->stderr_text;
-    outcome.ptxas_report = compiled->stderr_text;
+    // Compiler output quotes the source, which may hold any bytes: JSON and terminals need UTF-8.
+    outcome.full_log = valid_utf8(compiled->stdout_text + compiled->stderr_text);
+    outcome.ptxas_report = valid_utf8(compiled->stderr_text);
     if (!compiled->succeeded()) {
         outcome.status = BuildStatus::CompileError;
         outcome.message = compiled->timed_out ? "nvcc timed out after " + std::to_string(options_.timeout.count()) + " s\n"
@@ -160,12 +175,12 @@ Result<BuildOutcome> CandidateBuilder::build(const BuildRequest& request) {
         if (!guard.ok()) return guard.error();
         outcome.guard = *guard;
         outcome.status = guard->passed() ? BuildStatus::Ok : BuildStatus::RejectedByGuard;
-        outcome.message = guard->passed() ? "" : guard->describe();
+        outcome.message = guard->passed() ? "" : valid_utf8(guard->describe());
     } else {
         outcome.guard.exports_forward = true;
         outcome.status = BuildStatus::Ok;
     }
-    if (auto s = write_file_atomically(work / "build.json", outcome.to_json().dump(2)); !s.ok()) return s.error();
+    if (auto s = write_file_atomically(work / "build.json", dump_json(outcome.to_json(), 2)); !s.ok()) return s.error();
     fs::remove_all(entry, ec);
     fs::rename(work, entry, ec);
     if (ec) {  // another process finished the same build first: use its entry

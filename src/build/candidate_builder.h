@@ -66,6 +66,8 @@ public:
     const BuilderOptions& options() const { return options_; }
 
 private:
+    Result<BuildOutcome> build_entry(const BuildRequest& request);  // as cached: cites candidate.cu
+
     BuilderOptions options_;
     std::string toolchain_version_;
 };

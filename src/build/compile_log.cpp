@@ -58,4 +58,11 @@ std::string trim_compile_log(const std::string& log, const TrimOptions& options)
     return out;
 }
 
+std::string cite_source_file(const std::string& log, const std::string& user_file) {
+    static const std::regex cache_copy(R"((/[^\s:()'"]*/)?\bcandidate\.cu\b)");
+    std::string replacement;
+    for (char c : user_file) replacement += c == '$' ? std::string("$$") : std::string(1, c);  // no group references
+    return std::regex_replace(log, cache_copy, replacement);
+}
+
 }  // namespace kp

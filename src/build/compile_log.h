@@ -14,4 +14,8 @@ struct TrimOptions {
 
 std::string trim_compile_log(const std::string& log, const TrimOptions& options = {});
 
+// Replaces the build cache's copy of the source (`/any/folder/candidate.cu` or `candidate.cu`) by
+// the user's own file in compiler messages, so they cite the file the user edits.
+std::string cite_source_file(const std::string& log, const std::string& user_file);
+
 }  // namespace kp

@@ -1,10 +1,23 @@
 #include "build/tunables.h"
 
 #include <cctype>
+#include <charconv>
+#include <limits>
 #include <regex>
 #include <sstream>
 
+#include "common/utf8.h"
+
 namespace kp {
+
+namespace {
+// What a -D value may hold: printable ASCII without ',' (the list separator) or '=' .
+bool is_macro_value(const std::string& value) {
+    for (unsigned char c : value)
+        if (c < 0x21 || c > 0x7E || c == ',' || c == '=') return false;
+    return true;
+}
+}  // namespace
 
 size_t TunableSpace::size() const {
     size_t n = parameters.empty() ? 0 : 1;
@@ -27,11 +40,17 @@ Result<TunableSpace> parse_tunables(const std::string& source) {
             for (std::string word; words >> word;) {
                 std::smatch a;
                 if (!std::regex_match(word, a, assignment))
-                    return make_error("line " + std::to_string(number) + ": kp:tune expects NAME=v1,v2,... but got '" + word + "'");
+                    return make_error("line " + std::to_string(number) + ": kp:tune expects NAME=v1,v2,... but got '" +
+                                      valid_utf8(word) + "'");
                 TunableParameter p{a[1].str(), {}};
                 std::istringstream values(a[2].str());
-                for (std::string v; std::getline(values, v, ',');)
-                    if (!v.empty()) p.values.push_back(v);
+                for (std::string v; std::getline(values, v, ',');) {
+                    if (v.empty()) continue;
+                    if (!is_macro_value(v))
+                        return make_error("line " + std::to_string(number) + ": " + p.name + " value '" + valid_utf8(v) +
+                                          "' must be printable ASCII (it becomes -D" + p.name + "=VALUE)");
+                    p.values.push_back(v);
+                }
                 if (p.values.empty()) return make_error("line " + std::to_string(number) + ": " + p.name + " has no values");
                 for (const auto& existing : space.parameters)
                     if (existing.name == p.name)
@@ -39,7 +58,7 @@ Result<TunableSpace> parse_tunables(const std::string& source) {
                 space.parameters.push_back(std::move(p));
             }
         } else if (std::regex_match(line, m, constraint_line)) {
-            space.constraints.push_back(m[1].str());
+            space.constraints.push_back(valid_utf8(m[1].str()));
         }
     }
     return space;
@@ -56,8 +75,8 @@ public:
     Result<long long> parse() {
         long long v = parse_or();
         skip_space();
-        if (!error_.empty()) return make_error(error_);
-        if (pos_ != text_.size()) return make_error("unexpected '" + text_.substr(pos_) + "' in '" + text_ + "'");
+        if (!error_.empty()) return make_error(valid_utf8(error_));  // messages quote the source text
+        if (pos_ != text_.size()) return make_error("unexpected '" + valid_utf8(text_.substr(pos_)) + "' in '" + valid_utf8(text_) + "'");
         return v;
     }
 
@@ -103,15 +122,15 @@ private:
     long long parse_sum() {
         long long v = parse_term();
         for (;;) {
-            if (take("+")) v += parse_term();
-            else if (take("-")) v -= parse_term();
+            if (take("+")) v = apply('+', v, parse_term());
+            else if (take("-")) v = apply('-', v, parse_term());
             else return v;
         }
     }
     long long parse_term() {
         long long v = parse_unary();
         for (;;) {
-            if (take("*")) v *= parse_unary();
+            if (take("*")) v = apply('*', v, parse_unary());
             else if (take("/") || take("%")) {
                 bool is_div = text_[pos_ - 1] == '/';
                 long long rhs = parse_unary();
@@ -119,12 +138,25 @@ private:
                     fail("division by zero in '" + text_ + "'");
                     return 0;
                 }
+                if (rhs == -1 && v == std::numeric_limits<long long>::min()) return checked(true, 0);
                 v = is_div ? v / rhs : v % rhs;
             } else return v;
         }
     }
     long long parse_unary() {
-        if (take("-")) return -parse_unary();
+        // Nesting deeper than any real constraint would only exhaust the stack.
+        if (++depth_ > kMaxDepth) {
+            fail("expression nested too deeply in '" + valid_utf8(text_) + "'");
+            return 0;
+        }
+        struct Leave {
+            int& depth;
+            ~Leave() { --depth; }
+        } leave{depth_};
+        if (take("-")) {
+            long long v = parse_unary();
+            return v == std::numeric_limits<long long>::min() ? checked(true, 0) : -v;
+        }
         if (take("!")) return !parse_unary();
         return parse_atom();
     }
@@ -138,12 +170,12 @@ private:
         size_t start = pos_;
         if (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
             while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-            return std::stoll(text_.substr(start, pos_ - start));
+            return to_integer(text_.substr(start, pos_ - start), "number");
         }
         while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
         std::string name = text_.substr(start, pos_ - start);
         if (name.empty()) {
-            fail("expected a number or a name at '" + text_.substr(start) + "'");
+            fail("expected a number or a name at '" + valid_utf8(text_.substr(start)) + "'");
             return 0;
         }
         auto it = values_.find(name);
@@ -151,18 +183,38 @@ private:
             fail("unknown parameter '" + name + "'");
             return 0;
         }
-        try {
-            return std::stoll(it->second);
-        } catch (...) {
-            fail("parameter " + name + "=" + it->second + " is not an integer");
+        return to_integer(it->second, "parameter " + name);
+    }
+    // Digits (with an optional sign) that fit a long long; anything else fails the expression.
+    long long to_integer(const std::string& text, const std::string& what) {
+        long long value = 0;
+        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size()) {
+            fail(what + "=" + valid_utf8(text) + " is not an integer that fits 64 bits");
             return 0;
         }
+        return value;
+    }
+    // a + b, a - b or a * b, or a failure when the result does not fit 64 bits.
+    long long apply(char op, long long a, long long b) {
+        long long result = 0;
+        bool overflowed = op == '+'   ? __builtin_add_overflow(a, b, &result)
+                          : op == '-' ? __builtin_sub_overflow(a, b, &result)
+                                      : __builtin_mul_overflow(a, b, &result);
+        return checked(overflowed, result);
+    }
+    // The result of an operation, or a failure when it overflowed 64 bits.
+    long long checked(bool overflowed, long long value) {
+        if (overflowed) fail("integer overflow in '" + valid_utf8(text_) + "'");
+        return overflowed ? 0 : value;
     }
 
     const std::string& text_;
     const ParameterValues& values_;
     size_t pos_ = 0;
     std::string error_;
+    static constexpr int kMaxDepth = 200;
+    int depth_ = 0;
 };
 
 }  // namespace

@@ -120,8 +120,22 @@ int run_bench(const BenchArgs& a) {
         std::cerr << "error: no task folders (with task.toml) under " << a.tasks_dir << (a.tasks.empty() ? "" : " matching --tasks") << "\n";
         return kExitUsage;
     }
+    if (auto gpu = require_usable_gpu(); !gpu) {  // before any folder or run is made
+        std::cerr << "error: " << gpu.error().message << "\n";
+        return kExitEnvironment;
+    }
     BenchSettings settings;
-    settings.out_dir = a.out.empty() ? fs::path("kernelpro-bench-" + utc_stamp()) : fs::path(a.out);
+    if (a.out.empty()) {
+        // Benches started in the same second get folders of their own; --out DIR is reused (resumed).
+        auto made = create_unique_directory(fs::path("kernelpro-bench-" + utc_stamp()));
+        if (!made) {
+            std::cerr << "error: " << made.error().message << "\n";
+            return kExitEnvironment;
+        }
+        settings.out_dir = *made;
+    } else {
+        settings.out_dir = a.out;
+    }
     settings.store_path = a.store.empty() ? settings.out_dir / "runs.db" : fs::path(a.store);
     settings.from_dir = a.from_dir;
     settings.llm = {a.llm, a.llm_config, a.llm_record, a.llm_replay};

@@ -14,6 +14,8 @@
 
 #include "cli/commands.h"
 #include "eval/sandbox_probe.h"
+#include "cli/common_options.h"
+#include "common/utf8.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/helper_paths.h"
 #include "gpu/nvml_library.h"
@@ -33,17 +35,18 @@ struct GpuReport {
 
 GpuReport probe_gpu() {
     GpuReport report;
+    // The same check eval and optimize make, so doctor's "no GPU" line is the one they print.
+    if (auto usable = require_usable_gpu(); !usable.ok()) report.error = usable.error().message;
     auto driver = gpu::CudaDriver::load();
     if (!driver) {
-        report.error = driver.error().message;
+        if (report.error.empty()) report.error = driver.error().message;
         report.energy_counter = driver.error().message;
         return report;
     }
     report.cuda_driver_version = driver->driver_version();
     auto devices = driver->all_devices();
-    if (!devices) report.error = "no GPU: " + devices.error().message;
-    else if (devices->empty()) report.error = "no GPU: the driver reports no CUDA devices";
-    else report.devices = std::move(*devices);
+    if (!devices && report.error.empty()) report.error = "no GPU: " + devices.error().message;
+    else if (devices && report.error.empty()) report.devices = std::move(*devices);
     auto nvml = gpu::Nvml::load();
     if (nvml) {
         report.nvidia_driver_version = nvml->driver_version();
@@ -184,7 +187,7 @@ void print_json(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
                    {"energy_error", gpu_report.energy_counter},
                    {"measured_ceilings", gpu_present && has(helpers, "kernelpro-ceilings")},
                    {"full_sandbox", sandbox_probe.complete()}}}};
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", dump_json(j, 2).c_str());
 }
 
 int run_doctor(bool json, bool require_sandbox) {

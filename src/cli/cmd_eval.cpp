@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "eval/evaluation_report_text.h"
+#include "common/utf8.h"
 #include "eval/evaluator.h"
 #include "task/task_spec.h"
 
@@ -37,7 +38,8 @@ Handler register_eval(CLI::App& root) {
     cmd->add_option("task", a->task, "Task folder (holding task.toml)")->required();
     cmd->add_option("candidate", a->candidate, "Candidate .cu file")->required()->check(CLI::ExistingFile);
     cmd->add_option("--baseline", a->baseline, "Time against this kernel instead of the reference")->check(CLI::ExistingFile);
-    cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)");
+    cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)")
+        ->allow_extra_args(false);  // one value per -D: it must not swallow the positionals after it
     cmd->add_flag("--json", a->json, "Print the versioned JSON report (schema kernelpro.eval/1)");
     cmd->add_option("--trials", a->trials, "Correctness trials with fresh inputs")->capture_default_str()->check(CLI::Range(1, 1000));
     cmd->add_flag("--no-timing", a->no_timing, "Check correctness only");
@@ -45,11 +47,11 @@ Handler register_eval(CLI::App& root) {
     cmd->add_flag("--energy", a->energy, "Also measure joules per call (NVML energy counter, windows of back-to-back calls after timing)");
     cmd->add_option("--energy-windows", a->energy_windows, "Energy windows per side, for the spread")->capture_default_str()
         ->check(CLI::Range(1, 100));
-    cmd->add_option("--max-time", a->max_time, "Wall-time cap of the timing phase, seconds")->capture_default_str();
-    cmd->add_option("--min-time", a->min_time, "Measured time needed before stopping, seconds")->capture_default_str();
+    cmd->add_option("--max-time", a->max_time, "Wall-time cap of the timing phase, seconds")->capture_default_str()->check(finite_at_least(0));
+    cmd->add_option("--min-time", a->min_time, "Measured time needed before stopping, seconds")->capture_default_str()->check(finite_at_least(0));
     cmd->add_option("--min-samples", a->min_samples, "Samples needed before stopping")->capture_default_str();
-    cmd->add_option("--noise", a->noise, "Stop when the relative std dev is under this, percent")->capture_default_str();
-    cmd->add_option("--call-timeout", a->call_timeout, "Seconds one kernel call may take")->capture_default_str();
+    cmd->add_option("--noise", a->noise, "Stop when the relative std dev is under this, percent")->capture_default_str()->check(finite_at_least(0));
+    cmd->add_option("--call-timeout", a->call_timeout, "Seconds one kernel call may take")->capture_default_str()->check(finite_at_least(0.001));
     cmd->add_option("--seed", a->seed, "Input seed (default: random, unpredictable to the candidate)");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
     cmd->add_flag("--require-sandbox", a->require_sandbox,
@@ -60,10 +62,14 @@ Handler register_eval(CLI::App& root) {
             std::cerr << task.error().message << "\n";
             return kExitUsage;
         }
-        auto values = parse_parameter_values(a->params);
+        auto values = candidate_parameter_values(a->candidate, a->params);
         if (!values.ok()) {
             std::cerr << "error: " << values.error().message << "\n";
             return kExitUsage;
+        }
+        if (auto gpu = require_usable_gpu(); !gpu.ok()) {
+            std::cerr << "error: " << gpu.error().message << "\n";
+            return kExitEnvironment;
         }
         BuilderOptions build_options;
         build_options.arch = detect_gpu_arch();
@@ -96,7 +102,7 @@ Handler register_eval(CLI::App& root) {
             std::cerr << "error: " << report.error().message << "\n";
             return kExitEnvironment;
         }
-        if (a->json) std::cout << report->to_json().dump(2) << "\n";
+        if (a->json) std::cout << dump_json(report->to_json(), 2) << "\n";
         else std::cout << render_evaluation_text(*report);
         return report->status == FailureClass::Ok ? kExitOk : kExitCandidateFailed;
     };

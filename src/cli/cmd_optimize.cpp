@@ -113,7 +113,7 @@ search::RunRecipe recipe_from(const OptimizeArgs& a, const TaskSpec& task, const
     recipe.evaluation.energy = a.energy;
     recipe.evaluation.energy_windows = a.energy_windows;
     recipe.profile.enabled = a.profile;
-    recipe.out_dir = absolute(a.out.empty() ? (fs::path("kernelpro-out") / (task.name + "-" + utc_stamp())).string() : a.out);
+    recipe.out_dir = absolute(a.out);  // none given: assemble_session makes a folder of the run's own
     recipe.store = absolute(a.store.empty() ? store::RunStore::default_path(fs::current_path()).string() : a.store);
     recipe.working_directory = fs::current_path().string();
     return recipe;
@@ -166,8 +166,8 @@ void add_options(CLI::App& cmd, OptimizeArgs& a) {
     cmd.add_flag("--profile", a.profile, "Profile every correct candidate (ncu, SASS, ptxas) so the tuner and agents act on its findings");
     cmd.add_flag("--no-memory", a.no_memory, "Ablation: proposers see no lessons from earlier attempts");
     cmd.add_option("--trials", a.trials, "Correctness trials per candidate")->capture_default_str()->check(CLI::Range(1, 100));
-    cmd.add_option("--max-time", a.max_time, "Timing cap per candidate, seconds")->capture_default_str();
-    cmd.add_option("--min-time", a.min_time, "Measured time needed per candidate, seconds")->capture_default_str();
+    cmd.add_option("--max-time", a.max_time, "Timing cap per candidate, seconds")->capture_default_str()->check(finite_at_least(0));
+    cmd.add_option("--min-time", a.min_time, "Measured time needed per candidate, seconds")->capture_default_str()->check(finite_at_least(0));
     cmd.add_option("--objective", a.objective, "What to optimize: " + search::objectives().joined_names(" | ") +
                                                    " (time; energy: joules per call at matched speed; edp: joules x seconds)")
         ->capture_default_str();
@@ -201,8 +201,14 @@ int write_first_version_if_needed(OptimizeArgs& a, const TaskSpec& task, std::op
         std::cerr << "error: " << first.error().message << "\n";
         return kExitCandidateFailed;
     }
-    if (a.out.empty()) a.out = (fs::path("kernelpro-out") / (task.name + "-" + utc_stamp())).string();
-    fs::create_directories(a.out);
+    std::error_code ec;
+    auto out = a.out.empty() ? create_unique_directory(fs::path("kernelpro-out") / (task.name + "-" + utc_stamp()))
+                             : (fs::create_directories(a.out, ec), Result<fs::path>(fs::path(a.out)));
+    if (!out) {
+        std::cerr << "error: " << out.error().message << "\n";
+        return kExitEnvironment;
+    }
+    a.out = out->string();
     a.from = (fs::path(a.out) / "first_version.cu").string();
     if (auto w = write_file_atomically(a.from, first->code.source); !w) {
         std::cerr << "error: " << w.error().message << "\n";

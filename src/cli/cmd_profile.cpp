@@ -18,6 +18,7 @@
 #include "cli/common_options.h"
 #include "diagnose/profile_candidate.h"
 #include "task/task_spec.h"
+#include "common/utf8.h"
 
 namespace kp::cli {
 
@@ -83,7 +84,7 @@ std::string usage_problem(const ProfileArgs& a) {
 
 int print_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
     report.candidate = a.candidate;
-    if (a.json) std::cout << diagnose::profile_report_json(report).dump(2) << "\n";
+    if (a.json) std::cout << dump_json(diagnose::profile_report_json(report), 2) << "\n";
     else if (a.feedback) std::cout << diagnose::render_profile_feedback(report);
     else std::cout << diagnose::render_profile_text(report);
     if (report.environment_error.empty()) return kExitOk;
@@ -153,10 +154,12 @@ Handler register_profile(CLI::App& root) {
                   "List the collectors (name, on by default or not, GPU, stages, declared cost, what each provides) and exit");
     cmd->add_flag("--json", a->json, "Print the JSON report (schema kernelpro.profile/1)");
     cmd->add_flag("--feedback", a->feedback, "Print only the compact feedback text given to an LLM");
-    cmd->add_option("--tools", a->tools, "Run only these tools (comma-separated, see --list-tools)");
+    cmd->add_option("--tools", a->tools, "Run only these tools (comma-separated, see --list-tools)")
+        ->allow_extra_args(false);  // one list per --tools, so TASK and CANDIDATE after it stay positionals
     cmd->add_option("--collectors", a->collectors,
                     "Collectors (see --list-collectors): a list replaces the default set (all but source; the "
-                    "timeline only for calls of 2+ kernels unless named), +NAME adds, -NAME removes");
+                    "timeline only for calls of 2+ kernels unless named), +NAME adds, -NAME removes")
+        ->allow_extra_args(false);
     cmd->add_option("--stages", a->stages, "Counter collection: auto (one run with every tool's counters when the budget allows, else two), 1, 2")
         ->check(CLI::IsMember({"auto", "1", "2"}))
         ->capture_default_str();
@@ -174,7 +177,8 @@ Handler register_profile(CLI::App& root) {
     cmd->add_flag("--no-cache", a->no_cache, "Collect again even when this build was profiled before on this GPU (the fresh results replace the cached ones)");
     cmd->add_option("--budget-seconds", a->budget_seconds, "Profiling time budget, seconds")->capture_default_str();
     cmd->add_option("--budget-passes", a->budget_passes, "Replay-pass budget (CUPTI or ncu), both stages")->capture_default_str();
-    cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)");
+    cmd->add_option("-D,--param", a->params, "Tunable value NAME=VALUE (repeatable)")
+        ->allow_extra_args(false);  // one value per -D: it must not swallow the positionals after it
     cmd->add_option("--ncu", a->ncu, "Path of ncu (default: KERNELPRO_NCU, PATH, the usual install folders)");
     cmd->add_option("--keep-request", a->request_file, "Write the worker's profile_run request here and keep it (the ncu commands in --json then re-run as recorded)");
     cmd->add_option("--keep-counters", a->counters_file, "Write the worker's raw CUPTI counters reply (JSON) here");

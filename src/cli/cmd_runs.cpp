@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/common_options.h"
 #include "cli/search_session.h"
 #include "cli/stop_rule_options.h"
 #include "optimize/run_settings.h"
@@ -16,6 +17,7 @@
 #include "search/search_driver.h"
 #include "store/run_store.h"
 #include "task/task_spec.h"
+#include "common/utf8.h"
 
 namespace kp::cli {
 
@@ -32,11 +34,24 @@ struct RunsArgs {
     bool quiet = false, require_sandbox = false;
 };
 
-Result<store::RunStore> open_store(const std::string& path) {
-    std::filesystem::path p = path.empty() ? store::RunStore::default_path(std::filesystem::current_path())
-                                           : std::filesystem::path(path);
-    if (!std::filesystem::exists(p)) return make_error("no run store at " + p.string() + " (run `kernelpro optimize` first)");
-    return store::RunStore::open(p);
+std::filesystem::path store_path(const std::string& path) {
+    std::error_code error;
+    return path.empty() ? store::RunStore::default_path(std::filesystem::current_path(error)) : std::filesystem::path(path);
+}
+
+bool store_exists(const std::string& path) {
+    std::error_code error;
+    return std::filesystem::exists(store_path(path), error);
+}
+
+// For reading (`list`, `show`): a store in a folder this user cannot write is opened read-only.
+Result<store::RunStore> open_store(const std::string& path, bool read_only_fallback = true) {
+    std::filesystem::path p = store_path(path);
+    if (!store_exists(path)) return make_error("no run store at " + p.string() + " (run `kernelpro optimize` first)");
+    auto opened = store::RunStore::open(p);
+    if (opened.ok() || !read_only_fallback) return opened;
+    auto read_only = store::RunStore::open_read_only(p);
+    return read_only.ok() ? std::move(read_only) : std::move(opened);
 }
 
 std::string opt(const std::optional<double>& v, const char* f) { return v ? fmt::format(fmt::runtime(f), *v) : "-"; }
@@ -48,6 +63,10 @@ std::string joules_text(const std::string& outcome_json) {
 }
 
 int list_runs(const RunsArgs& a) {
+    if (!store_exists(a.store)) {  // no store yet: nothing has run here
+        std::cout << "(no runs)\n";
+        return kExitOk;
+    }
     auto st = open_store(a.store);
     if (!st.ok()) {
         std::cerr << "error: " << st.error().message << "\n";
@@ -183,7 +202,7 @@ Result<TaskSpec> load_run_task(const store::RunRecord& run, const search::RunRec
 }
 
 int resume_run(const RunsArgs& a) {
-    auto st = open_store(a.store);
+    auto st = open_store(a.store, false);
     if (!st.ok()) {
         std::cerr << "error: " << st.error().message << "\n";
         return kExitEnvironment;
@@ -220,7 +239,7 @@ int resume_run(const RunsArgs& a) {
         if (code == kExitEnvironment) std::cerr << fmt::format("(run {} needs it to resume as it started)\n", a.id);
         return code;
     }
-    if (changed) (void)st->update_run_recipe(a.id, search::recipe_to_json(session.recipe).dump());
+    if (changed) (void)st->update_run_recipe(a.id, dump_json(search::recipe_to_json(session.recipe)));
     search::SearchDriver driver(*st, *session.evaluator, *session.proposer);
     std::cerr << fmt::format("resuming run {} ({}): {}\n", a.id, run->task_name, describe_session(session));
     search::ResumeOptions resume{*changes};
@@ -234,17 +253,21 @@ Handler register_runs(CLI::App& root) {
     auto a = std::make_shared<RunsArgs>();
     cmd->add_option("--store", a->store, "Run store (default: .kernelpro/runs.db in the current folder)");
     auto* list = cmd->add_subcommand("list", "All runs, newest first");
+    // --store may come after the subcommand too (`runs list --store X`, like `optimize --store X`).
+    list->fallthrough();
     auto* show = cmd->add_subcommand("show", "One run's nodes and evaluations");
+    show->fallthrough();
     show->add_option("id", a->id, "Run id")->required();
     auto* resume = cmd->add_subcommand(
         "resume", "Continue a run as it started (its proposers, LLM, profile, output folder), after Ctrl-C, a crash or a spent budget");
+    resume->fallthrough();
     resume->add_option("id", a->id, "Run id")->required();
     resume->add_option("--task", a->task, "Task folder, if it moved (default: where the run found it)");
     resume->add_option("--out", a->out, "Output folder (default: the run's own)");
     add_stop_rule_options(*resume, a->limits, /*with_defaults=*/false);
     resume->add_option("--trials", a->trials, "Correctness trials per candidate (default: the run's)")->check(CLI::Range(1, 100));
-    resume->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds (default: the run's)");
-    resume->add_option("--min-time", a->min_time, "Measured time needed per candidate, seconds (default: the run's)");
+    resume->add_option("--max-time", a->max_time, "Timing cap per candidate, seconds (default: the run's)")->check(finite_at_least(0));
+    resume->add_option("--min-time", a->min_time, "Measured time needed per candidate, seconds (default: the run's)")->check(finite_at_least(0));
     resume->add_flag("-q,--quiet", a->quiet, "No progress line");
     resume->add_flag("--require-sandbox", a->require_sandbox,
                      "Refuse (exit 3) unless every sandbox layer is active (a run started with it keeps it)");

@@ -12,6 +12,9 @@
 #include "build/gpu_arch.h"
 #include "cli/commands.h"
 #include "kernelbench/first_version.h"
+#include "cli/common_options.h"
+#include "common/child_processes.h"
+#include "common/files.h"
 #include "llm/llm_config.h"
 #include "optimize/run_outputs.h"
 #include "optimize/run_settings.h"
@@ -24,9 +27,18 @@ namespace kp::cli {
 namespace {
 
 std::atomic<search::SearchDriver*> g_driver{nullptr};
-extern "C" void on_interrupt(int) {
+std::atomic<int> g_interrupts{0};
+// The first Ctrl-C stops after the evaluation in flight; a second one ends kernelpro at once, and
+// the tools and workers it started with it.
+extern "C" void on_interrupt(int signal_number) {
+    if (g_interrupts++ > 0) {
+        kill_child_groups();
+        std::signal(signal_number, SIG_DFL);
+        std::raise(signal_number);
+    }
     if (auto* d = g_driver.load()) d->request_stop();
 }
+
 
 void build_evaluator(SearchSession& session) {
     const auto& recipe = session.recipe;
@@ -111,6 +123,19 @@ int assemble_session(SearchSession& session, search::ProposerContext& context) {
     }
     session.proposer = std::move(*proposer);
     session.recipe.llm = context.llm;
+    if (auto gpu = require_usable_gpu(); !gpu) {  // before anything is built or a run recorded
+        std::cerr << "error: " << gpu.error().message << "\n";
+        return kExitEnvironment;
+    }
+    if (session.recipe.out_dir.empty()) {
+        // Runs started in the same second get folders of their own (NAME-STAMP, NAME-STAMP-2 ...).
+        auto made = create_unique_directory(std::filesystem::path("kernelpro-out") / (session.task.name + "-" + utc_stamp()));
+        if (!made) {
+            std::cerr << "error: " << made.error().message << "\n";
+            return kExitEnvironment;
+        }
+        session.recipe.out_dir = std::filesystem::absolute(*made).lexically_normal().string();
+    }
     build_evaluator(session);
     return kExitOk;
 }

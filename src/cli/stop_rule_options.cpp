@@ -1,5 +1,7 @@
 #include "cli/stop_rule_options.h"
 
+#include "cli/common_options.h"
+
 #include <fmt/format.h>
 
 namespace kp::cli {
@@ -11,6 +13,7 @@ void add_stop_rule_options(CLI::App& command, GivenStopLimits& given, bool with_
         else if (rule->default_limit) help += fmt::format(" (default {}; 0: none)", *rule->default_limit);
         else help += " (default: none)";
         auto* option = command.add_option(rule->flag, given[rule->name], help);
+        option->check(finite_at_least(0));  // NaN, inf and negative limits are usage errors
         if (rule->whole_number) option->type_name("INT");
     }
 }

@@ -17,6 +17,10 @@ Status write_file_atomically(const std::filesystem::path& path, const std::strin
 // $KERNELPRO_CACHE_DIR, else $XDG_CACHE_HOME/kernelpro, else ~/.cache/kernelpro. Created on demand.
 std::filesystem::path cache_directory();
 
+// Creates `base` (and its parents), or `base-2`, `base-3` ... when another process took it first:
+// the folder returned was created by this call, so concurrent runs never share one.
+Result<std::filesystem::path> create_unique_directory(const std::filesystem::path& base);
+
 // A fresh private directory under $TMPDIR (mode 0700), for one evaluation's scratch files.
 Result<std::filesystem::path> make_temp_directory(const std::string& prefix);
 

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/child_processes.h"
+
 extern char** environ;
 
 namespace kp {
@@ -105,10 +107,11 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
     arg_ptrs.push_back(nullptr);
 
     auto start = std::chrono::steady_clock::now();
+    pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
-        ::setpgid(0, 0);  // own process group, so a timeout kills the whole tree
+        prepare_child_after_fork(parent);  // own process group, so a timeout kills the whole tree
         ::dup2(in_pipe[0], 0);
         ::dup2(out_pipe[1], 1);
         ::dup2(err_pipe[1], 2);
@@ -116,6 +119,8 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
         ::execve(program->c_str(), arg_ptrs.data(), env_ptrs.data());
         _exit(127);
     }
+    ::setpgid(pid, pid);  // also here, so the group exists before it is registered or killed
+    ChildGroupRegistration registration(pid);
     ::close(in_pipe[0]);
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);

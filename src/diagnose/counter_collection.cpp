@@ -9,6 +9,7 @@
 #include "gpu/helper_paths.h"
 #include "profile/cupti_counter_collector.h"
 #include "profile/tool_locator.h"
+#include "common/utf8.h"
 
 namespace kp::diagnose {
 
@@ -96,7 +97,7 @@ Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vecto
     ProfileReport& report = *report_;
     for (const auto& note : collected->notes) report.notes.push_back(note);
     if (!options_->counters_reply_file.empty() && report.cupti_runs == 0)
-        if (auto s = write_file_atomically(options_->counters_reply_file, collected->reply.dump(1)); !s)
+        if (auto s = write_file_atomically(options_->counters_reply_file, dump_json(collected->reply, 1)); !s)
             report.notes.push_back("--keep-counters: " + s.error().message);
     profile::NcuResult result;
     result.kernels = std::move(collected->kernels);

@@ -6,6 +6,7 @@
 #include "eval/protocol.h"
 #include "eval/worker_client.h"
 #include "profile/sass_summary.h"
+#include "common/utf8.h"
 
 namespace kp::diagnose {
 
@@ -16,7 +17,7 @@ namespace {
 // The cache key of every GPU result of one profile: the binary, the task (its shapes and inputs),
 // the GPU with its driver, and the ncu asked for.
 std::string profile_cache_key(const BuildOutcome& build, const TaskSpec& task, const std::string& device, const std::string& ncu) {
-    return profile::CollectorCache::make_key({"profile/1", build.key, to_json(task).dump(), device, ncu});
+    return profile::CollectorCache::make_key({"profile/1", build.key, dump_json(to_json(task)), device, ncu});
 }
 
 // Line info names the file nvcc compiled (a scratch copy, renamed into the build cache
@@ -118,7 +119,7 @@ WorkerRequest profile_request(const ProfileSession& s, int iterations) {
 }
 
 Result<fs::path> write_profile_request(const WorkerRequest& request, const fs::path& path) {
-    if (auto written = write_file_atomically(path, to_json(request).dump()); !written) return written.error();
+    if (auto written = write_file_atomically(path, dump_json(to_json(request))); !written) return written.error();
     return path;
 }
 

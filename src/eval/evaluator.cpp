@@ -6,6 +6,7 @@
 
 #include "common/files.h"
 #include "eval/python_environment.h"
+#include "common/utf8.h"
 #include "eval/roofline_floor.h"
 
 namespace kp {
@@ -62,8 +63,10 @@ std::optional<double> EvaluationReport::speedup_over(const std::string& baseline
 std::vector<std::string> reference_data_sets(const TaskSpec& task) {
     std::vector<std::string> sets;
     if (!task.reference.data_dir) return sets;
-    for (const auto& entry : fs::directory_iterator(*task.reference.data_dir))
-        if (entry.path().extension() == ".safetensors") sets.push_back(entry.path().string());
+    std::error_code error;  // an unreadable folder yields no sets: the worker then reports it
+    for (auto it = fs::directory_iterator(*task.reference.data_dir, error); !error && it != fs::directory_iterator();
+         it.increment(error))
+        if (it->path().extension() == ".safetensors") sets.push_back(it->path().string());
     std::sort(sets.begin(), sets.end());
     return sets;
 }
@@ -102,7 +105,7 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     };
     EvaluationReport report;
     report.task_name = task.name;
-    report.candidate_path = candidate.string();
+    report.candidate_path = path_text(candidate);
     report.parameters = options.candidate_parameters;
 
     // Build everything at once: reference and baseline are trusted (no guard), the candidate is not.
@@ -173,11 +176,18 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     request.variant = options.variant;
 
     worker_options.on_progress = [&](const nlohmann::json& m) {
-        std::string phase = m.value("phase", "");
-        if (phase == "timing" && m.contains("detail"))
-            say("timing: " + std::to_string(m["detail"].value("samples", 0)) + " samples, median " +
-                std::to_string(m["detail"].value("median_s", 0.0) * 1e6) + " us");
-        else say(phase);
+        // The channel carries what the worker (and so candidate code) wrote: read defensively.
+        auto phase = m.find("phase");
+        auto detail = m.find("detail");
+        auto number = [&](const char* key) {
+            auto v = detail->find(key);
+            return v != detail->end() && v->is_number() ? v->get<double>() : 0.0;
+        };
+        if (phase == m.end() || !phase->is_string()) return;
+        if (*phase == "timing" && detail != m.end() && detail->is_object())
+            say("timing: " + std::to_string(static_cast<long long>(number("samples"))) + " samples, median " +
+                std::to_string(number("median_s") * 1e6) + " us");
+        else say(phase->get<std::string>());
     };
     auto worker_start = Clock::now();
     say("starting worker");

@@ -15,8 +15,11 @@
 #include <random>
 
 #include "common/files.h"
+#include "common/child_processes.h"
 #include "common/process.h"
 #include "common/resource_locator.h"
+#include "common/utf8.h"
+#include "eval/worker_channel_reader.h"
 
 extern char** environ;
 
@@ -37,63 +40,6 @@ std::string fresh_nonce() {
         hex += word;
     }
     return hex;
-}
-
-// What the channel carried, message by message. Every message must carry the request's nonce:
-// one that does not was written by candidate code (the worker never writes without it).
-struct ChannelState {
-    ChannelState(const std::string& n, WorkerOutcome& o, const std::function<void(const nlohmann::json&)>& p, Clock::time_point s)
-        : nonce(n), outcome(o), on_progress(p), start(s) {}
-    const std::string& nonce;
-    WorkerOutcome& outcome;
-    const std::function<void(const nlohmann::json&)>& on_progress;
-    Clock::time_point start;
-    bool got_final = false;
-    std::string violation;  // reported by the sandbox's supervisor
-    std::string forged;     // the first line the worker did not write
-    std::string refusal;    // the worker refused to run candidate code
-
-    void take(const std::string& line);
-};
-
-void ChannelState::take(const std::string& line) {
-    nlohmann::json m = nlohmann::json::parse(line, nullptr, false);
-    if (m.is_discarded() || !m.is_object() || m.value("nonce", "") != nonce || !m.contains("type")) {
-        if (forged.empty()) {
-            for (char c : line.substr(0, 120)) forged += c >= 0x20 && c < 0x7f ? c : '?';  // candidate bytes: printable only
-        }
-        return;
-    }
-    std::string type = m.value("type", "");
-    double now = std::chrono::duration<double>(Clock::now() - start).count();
-    if (type == "hello") {
-        outcome.hello = m.value("device", nlohmann::json::object());
-        outcome.phase_started.emplace("hello", now);
-    } else if (type == "progress") {
-        outcome.phase_started.emplace(m.value("phase", ""), now);
-        if (on_progress) on_progress(m);
-    } else if (type == "sandbox") {
-        outcome.sandbox = m.value("sandbox", nlohmann::json::object());
-    } else if (type == "sandbox_notes") {
-        for (const auto& n : m.value("notes", nlohmann::json::array()))
-            if (n.is_string()) outcome.sandbox_notes.push_back(n.get<std::string>());
-    } else if (type == "sandbox_violation") {
-        if (violation.empty()) violation = m.value("message", "sandbox: a forbidden call");
-    } else if (type == "refused") {
-        refusal = m.value("message", "the worker refused to run candidate code");
-        got_final = true;
-    } else if (got_final) {
-        return;  // the first final message counts
-    } else if (type == "result") {
-        outcome.status = FailureClass::Ok;
-        outcome.result = m;
-        got_final = true;
-    } else if (type == "failure") {
-        outcome.status = parse_failure_class(m.value("class", "crash")).value_or(FailureClass::Crash);
-        outcome.message = m.value("message", "");
-        outcome.phase = m.value("phase", "");
-        got_final = true;
-    }
 }
 
 // The request as the worker gets it: a nonce, the layers KERNELPRO_SANDBOX_DISABLE turns off,
@@ -128,8 +74,14 @@ std::vector<std::string> worker_environment() {
     return kept;
 }
 
-// How the worker ended, when it sent no final message.
-void classify_silent_end(WorkerOutcome& outcome, int status, const std::string& exe) {
+std::string describe_worker_exit(int status) {
+    if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return code == 127 ? "it could not be executed" : "exit code " + std::to_string(code);
+}
+
+// How the worker ended, when it sent no final message after its hello.
+void classify_silent_end(WorkerOutcome& outcome, int status) {
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         // SIGKILL we did not send: the kernel's out-of-memory killer is the usual sender.
@@ -142,17 +94,59 @@ void classify_silent_end(WorkerOutcome& outcome, int status, const std::string& 
     } else {
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
         outcome.status = FailureClass::Crash;
-        outcome.message = code == 127 ? "cannot start " + exe
-                                      : "the worker exited with code " + std::to_string(code) + " before reporting a result (exit() or a crash in kernel code)";
+        outcome.message = "the worker exited with code " + std::to_string(code) + " before reporting a result (exit() or a crash in kernel code)";
     }
+}
+
+// What the channel said and how the worker ended, as one classified outcome, or an error when the
+// ending is not the candidate's doing.
+Result<WorkerOutcome> classify_ending(const ChannelState& said, int status, const std::string& watchdog_reason, WorkerOutcome outcome) {
+    outcome.hello = said.hello;
+    outcome.sandbox = said.sandbox;
+    outcome.sandbox_notes = said.sandbox_notes;
+    outcome.phase_started = said.phase_started;
+    // What the sandbox saw outranks everything the channel says: candidate code acted.
+    if (!said.violation.empty()) {
+        outcome.status = FailureClass::RejectedBySandbox;
+        outcome.message = said.violation;
+        return outcome;
+    }
+    if (!said.forged.empty()) {
+        outcome.status = FailureClass::RejectedBySandbox;
+        outcome.message = "sandbox: the result channel carried a message the worker did not write, so candidate code wrote to it: " +
+                          said.forged;
+        return outcome;
+    }
+    if (!said.refusal.empty()) return make_error(said.refusal);
+    // Before `hello` the worker has loaded no kernel at all: whatever went wrong is the machine's
+    // (no GPU, no driver, a broken install) or kernelpro's, never the candidate's.
+    if (!said.got_hello) {
+        std::string reason = said.got_final             ? said.message
+                             : !watchdog_reason.empty() ? "it went silent while starting the GPU"
+                                                        : "it ended before starting the GPU (" + describe_worker_exit(status) + ")";
+        return make_error((said.phase == "protocol" ? "internal error: the worker refused the request: "
+                                                    : "the evaluation worker could not start: ") + reason);
+    }
+    if (said.got_final) {
+        outcome.status = said.status;
+        outcome.message = said.message;
+        outcome.phase = said.phase;
+        outcome.result = said.result;
+    } else if (!watchdog_reason.empty()) {
+        outcome.status = FailureClass::Timeout;
+        outcome.message = watchdog_reason;
+    } else {
+        classify_silent_end(outcome, status);
+    }
+    return outcome;
 }
 
 // Reads the channel (message by message into `channel`) and the log (bounded, into `log`) until the
 // worker has closed both, killing its process group when it goes silent or runs out of time.
 // Returns why it was killed, or "" when it was not.
 std::string follow_worker(pid_t pid, int channel_fd, int log_fd, const WorkerOptions& options, Clock::time_point start,
-                          ChannelState& channel, std::string& log) {
-    std::string channel_buffer, watchdog_reason;
+                          WorkerChannelReader& channel, std::string& log) {
+    std::string watchdog_reason;
     auto last_message = Clock::now();
     pollfd fds[2] = {{channel_fd, POLLIN, 0}, {log_fd, POLLIN, 0}};
     int open_count = 2;
@@ -178,17 +172,13 @@ std::string follow_worker(pid_t pid, int channel_fd, int log_fd, const WorkerOpt
             }
             if (i == 0) {
                 last_message = Clock::now();
-                channel_buffer.append(buffer, static_cast<size_t>(n));
-                for (size_t nl; (nl = channel_buffer.find('\n')) != std::string::npos;) {
-                    channel.take(channel_buffer.substr(0, nl));
-                    channel_buffer.erase(0, nl + 1);
-                }
+                channel.feed(std::string_view(buffer, static_cast<size_t>(n)));
             } else if (log.size() < options.max_log_bytes) {
                 log.append(buffer, std::min(static_cast<size_t>(n), options.max_log_bytes - log.size()));
             }
         }
     }
-    if (!channel_buffer.empty()) channel.take(channel_buffer);  // a last line without its newline
+    channel.finish();
     return watchdog_reason;
 }
 }  // namespace
@@ -218,10 +208,11 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
     for (auto& part : launch) argv.push_back(part.data());
     argv.push_back(nullptr);
     auto start = Clock::now();
+    pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
-        ::setpgid(0, 0);
+        prepare_child_after_fork(parent);
         ::dup2(in_pipe[0], 0);
         ::dup2(log_pipe[1], 1);
         ::dup2(log_pipe[1], 2);
@@ -229,40 +220,28 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
         ::execve(exe.c_str(), argv.data(), env.data());
         _exit(127);
     }
+    ::setpgid(pid, pid);
+    ChildGroupRegistration registration(pid);  // a SIGINT/SIGTERM of kernelpro kills the worker too
     ::close(in_pipe[0]);
     ::close(log_pipe[1]);
     ::close(channel_pipe[1]);
 
     // The request is small (paths and the task description): write it whole, then close stdin.
-    (void)write_to_pipe(in_pipe[1], to_json(request).dump());  // a worker that died at start reads nothing
+    (void)write_to_pipe(in_pipe[1], dump_json(to_json(request)));  // a worker that died at start reads nothing
     ::close(in_pipe[1]);
 
     WorkerOutcome outcome;
-    ChannelState channel(request.nonce, outcome, options.on_progress, start);
+    WorkerChannelReader channel(
+        request.nonce, [start] { return std::chrono::duration<double>(Clock::now() - start).count(); }, options.on_progress);
     const std::string watchdog_reason = follow_worker(pid, channel_pipe[0], log_pipe[0], options, start, channel, outcome.log);
-    const bool killed_by_watchdog = !watchdog_reason.empty();
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     ::kill(-pid, SIGKILL);  // anything the candidate may have left in the group
     outcome.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-
-    if (!channel.violation.empty()) {
-        outcome.status = FailureClass::RejectedBySandbox;
-        outcome.message = channel.violation;
-    } else if (!channel.forged.empty()) {
-        outcome.status = FailureClass::RejectedBySandbox;
-        outcome.message = "sandbox: the result channel carried a message the worker did not write, so candidate code wrote to it: " +
-                          channel.forged;
-    } else if (!channel.refusal.empty()) {
-        return make_error(channel.refusal);
-    } else if (killed_by_watchdog && !channel.got_final) {
-        outcome.status = FailureClass::Timeout;
-        outcome.message = watchdog_reason;
-    } else if (!channel.got_final) {
-        classify_silent_end(outcome, status, exe);
-    }
-    return outcome;
+    auto classified = classify_ending(channel.state(), status, watchdog_reason, std::move(outcome));
+    if (classified.ok()) classified->log = valid_utf8(classified->log);  // what candidate code printed: any bytes
+    return classified;
 }
 
 }  // namespace kp

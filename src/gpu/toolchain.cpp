@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/process.h"
+#include "common/tool_locator.h"
 #include "gpu/dynamic_library.h"
 #include "gpu/nvml_library.h"
 
@@ -34,33 +35,13 @@ std::string parse_tool_version(const std::string& text) {
     return {};
 }
 
-std::vector<std::string> cuda_tool_directories() {
-    std::vector<std::string> dirs;
-    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
-        if (const char* value = std::getenv(variable); value && *value) dirs.push_back(std::string(value) + "/bin");
-    dirs.push_back("/usr/local/cuda/bin");
-    // ncu is often installed beside the toolkit rather than in its bin folder.
-    std::error_code ec;
-    for (const char* root : {"/usr/local/cuda", "/opt/nvidia"}) {
-        for (const auto& entry : fs::directory_iterator(root, ec)) {
-            std::string name = entry.path().filename().string();
-            if (name.rfind("nsight-compute", 0) == 0) dirs.push_back(entry.path().string());
-        }
-    }
-    return dirs;
-}
-
 ToolStatus probe_tool(const std::string& name, const std::string& needed_for) {
     ToolStatus status;
     status.name = name;
     status.needed_for = needed_for;
-    std::optional<std::string> path = find_executable(name);
-    for (const auto& dir : cuda_tool_directories()) {
-        if (path) break;
-        path = find_executable(dir + "/" + name);
-    }
+    std::optional<std::string> path = locate_nvidia_tool(name);  // the profilers' locator too
     if (!path) {
-        status.detail = "not in PATH or the CUDA folders";
+        status.detail = "not found ($KERNELPRO_<TOOL>, PATH, the CUDA folders, .tools/nvidia)";
         return status;
     }
     status.found = true;

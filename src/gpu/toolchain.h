@@ -25,8 +25,8 @@ void to_json(nlohmann::json& j, const ToolStatus& tool);
 // (ncu, compute-sanitizer), else "release 13.0". Empty when none is recognised.
 std::string parse_tool_version(const std::string& version_text);
 
-// Looks a tool up in PATH, then in $CUDA_HOME/bin, /usr/local/cuda/bin and the usual Nsight
-// Compute folders, and runs it with --version.
+// Finds a tool with the locator the profilers use (common/tool_locator.h) and runs it with
+// --version.
 ToolStatus probe_tool(const std::string& name, const std::string& needed_for);
 
 // libcupti.so.13 (PATH-independent: soname, then the toolkit's lib64 and extras/CUPTI folders);
@@ -37,8 +37,5 @@ ToolStatus probe_nvml();
 
 // nvcc, ncu, nvdisasm, cuobjdump, compute-sanitizer, CUPTI, NVML.
 std::vector<ToolStatus> probe_toolchain();
-
-// Directories where CUDA tools usually live, most specific first (for probes and helpers).
-std::vector<std::string> cuda_tool_directories();
 
 }  // namespace kp::gpu

@@ -4,6 +4,8 @@
 
 #include <thread>
 
+#include "common/utf8.h"
+
 namespace kp::llm {
 
 namespace {
@@ -76,7 +78,7 @@ Result<ChatReply> HttpChatClient::complete(const ChatRequest& request) {
 
 Result<ChatReply> HttpChatClient::post_with_retries(const ChatRequest& request, const nlohmann::json& body,
                                                        int& attempts) {
-    HttpRequest http{endpoint_, protocol_->headers(config_.api_key), body.dump(), config_.timeout,
+    HttpRequest http{endpoint_, protocol_->headers(config_.api_key), dump_json(body), config_.timeout,
                      std::min(config_.timeout, std::chrono::milliseconds(10000))};
     const int max_attempts = 1 + std::max(config_.retry.max_retries, 0);
     std::string last_problem;

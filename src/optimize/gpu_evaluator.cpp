@@ -5,6 +5,7 @@
 
 #include "analysis/feedback.h"
 #include "common/files.h"
+#include "common/utf8.h"
 #include "diagnose/profile_candidate.h"
 #include "eval/roofline_floor.h"
 #include "eval/sample_statistics.h"
@@ -119,10 +120,10 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
     json["node_id"] = request.node_id;
     json["run_id"] = request.run_id;
     json["evaluation_key"] = request.evaluation_key;
-    if (auto saved = write_file_atomically(report_path(request.evaluation_key), json.dump(2) + "\n"); !saved.ok())
+    if (auto saved = write_file_atomically(report_path(request.evaluation_key), dump_json(json, 2) + "\n"); !saved.ok())
         return saved.error();
     auto outcome = outcome_from_report(*report);
-    outcome.details["report_path"] = report_path(request.evaluation_key).string();
+    outcome.details["report_path"] = path_text(report_path(request.evaluation_key));  // --out may name any bytes
     if (report->timing.is_object() && report->timing.contains("roofline_floor"))
         outcome.details["roofline_model"] = roofline_model_json(task_, report->timing["roofline_floor"]);
     if (profile_options_ && outcome.correct() && report->candidate_build) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/files.h"
+#include "common/utf8.h"
 #include "search/proposers/parameter_space.h"
 
 namespace kp::optimize {
@@ -35,7 +36,7 @@ Result<bool> write_run_outputs(const search::SearchDriver& driver, const search:
         json["speedup_over_baseline"] = best.speedup_over_baseline;
         json["run_id"] = outcome.run_id;
         json["node_id"] = best.id;
-        if (auto w = write_file_atomically(out_dir / "best.json", json.dump(2) + "\n"); !w.ok()) return w.error();
+        if (auto w = write_file_atomically(out_dir / "best.json", dump_json(json, 2) + "\n"); !w.ok()) return w.error();
     }
 
     std::ostringstream md;

@@ -10,6 +10,7 @@
 #include "gpu/dynamic_library.h"
 #include "profile/kernel_names.h"
 #include "profile/ncu_collector.h"
+#include "common/utf8.h"
 
 namespace kp::profile {
 
@@ -188,7 +189,7 @@ Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& reque
     const json reply = outcome->result.value("counters", json());
     auto result = counter_result_from_reply(reply, request.limits);
     if (!result) return result.error();
-    if (cache_ && !key.empty()) (void)cache_->store(key, reply.dump());  // a failed write only costs a re-run later
+    if (cache_ && !key.empty()) (void)cache_->store(key, dump_json(reply));  // a failed write only costs a re-run later
     return result;
 }
 

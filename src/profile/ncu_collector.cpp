@@ -10,6 +10,7 @@
 #include "common/process.h"
 #include "profile/ncu_csv.h"
 #include "profile/tool_locator.h"
+#include "common/utf8.h"
 
 namespace kp::profile {
 namespace {
@@ -208,7 +209,7 @@ Result<NcuResult> NcuCollector::collect(const NcuRequest& request) const {
         }
         if (cache_ && !key.empty()) {
             nlohmann::json doc = {{"metrics", metrics_text}, {"source", source_text}};
-            (void)cache_->store(key, doc.dump());  // a cache write failure only costs a re-run later
+            (void)cache_->store(key, dump_json(doc));  // a cache write failure only costs a re-run later
         }
     }
     result.from_cache = cached;

@@ -11,6 +11,7 @@
 #include "profile/nvdisasm_json.h"
 #include "profile/nvdisasm_line_info.h"
 #include "profile/tool_locator.h"
+#include "common/utf8.h"
 
 namespace kp::profile {
 namespace {
@@ -55,7 +56,7 @@ std::string serialize(const RawDisassembly& raw) {
     doc["resource_usage"] = raw.resource_usage;
     for (const auto& [name, texts] : raw.cubins)
         doc["cubins"].push_back({{"name", name}, {"json", texts.first}, {"lineinfo", texts.second}});
-    return doc.dump();
+    return dump_json(doc);
 }
 
 std::optional<RawDisassembly> deserialize(const std::string& text) {

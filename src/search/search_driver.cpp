@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "common/utf8.h"
 #include "search/selection.h"
 
 namespace kp::search {
@@ -17,7 +18,7 @@ store::NodeRecord baseline_record(const TaskIdentity& task, const Candidate& bas
     store::NodeRecord node;
     node.proposal_kind = "baseline";
     node.source = baseline.source;
-    node.params_json = params_to_json(baseline.params).dump();
+    node.params_json = dump_json(params_to_json(baseline.params));
     node.evaluation_key = evaluation_key(task, baseline);
     return node;
 }
@@ -40,8 +41,8 @@ Result<SearchOutcome> SearchDriver::start(const TaskIdentity& task, const Candid
     session_start_ = monotonic_seconds();
 
     auto node = baseline_record(task, baseline);
-    const std::string recipe_json = recipe ? recipe_to_json(*recipe).dump() : "";
-    auto run_id = store_.create_run({task.name, task.fingerprint, config_to_json(config_).dump(), recipe_json}, node);
+    const std::string recipe_json = recipe ? dump_json(recipe_to_json(*recipe)) : "";
+    auto run_id = store_.create_run({task.name, task.fingerprint, dump_json(config_to_json(config_)), recipe_json}, node);
     if (!run_id) return run_id.error();
     run_id_ = *run_id;
     tree_.add_root(baseline, node.evaluation_key);
@@ -63,7 +64,7 @@ Result<SearchOutcome> SearchDriver::resume(std::int64_t run_id, const ResumeOpti
             else config_.stop_limits[name] = limit;
         }
         if (auto checked = check_stop_limits(config_.stop_limits); !checked) return checked.error();
-        if (auto status = store_.update_run_config(run_id_, config_to_json(config_).dump()); !status)
+        if (auto status = store_.update_run_config(run_id_, dump_json(config_to_json(config_))); !status)
             return status.error();
     }
     stop_requested_.store(false);

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "analysis/feedback.h"
+#include "common/utf8.h"
 #include "search/node_closing.h"
 #include "search/reward.h"
 #include "search/search_driver.h"
@@ -71,7 +72,7 @@ Status SearchDriver::ask_proposer(std::int64_t node_id, bool parameter_moves_wan
         store::ProposalRecord record;
         record.kind = proposal_kind_name(proposal.kind);
         record.source = proposal.candidate.source;
-        record.params_json = params_to_json(proposal.candidate.params).dump();
+        record.params_json = dump_json(params_to_json(proposal.candidate.params));
         record.rationale = proposal.rationale;
         record.evaluation_key = evaluation_key(task_, proposal.candidate);
         // The same experiment twice (in this call or the tree) is evaluated once: keep the first.
@@ -134,7 +135,7 @@ Result<std::optional<std::int64_t>> SearchDriver::expand(std::int64_t node_id, b
     record.parent_id = node_id;
     record.proposal_kind = proposal_kind_name(chosen.proposal.kind);
     record.source = chosen.proposal.candidate.source;
-    record.params_json = params_to_json(chosen.proposal.candidate.params).dump();
+    record.params_json = dump_json(params_to_json(chosen.proposal.candidate.params));
     record.rationale = chosen.proposal.rationale;
     record.evaluation_key = chosen.evaluation_key;
     if (auto status = store_.add_pending_node(record, chosen.store_id); !status) return status.error();
@@ -159,12 +160,12 @@ std::optional<SearchDriver::StepFailure> SearchDriver::evaluate_node(std::int64_
     completed.evaluation.speedup = outcome->speedup;
     completed.evaluation.roofline_fraction = outcome->roofline_fraction;
     completed.evaluation.reward = evaluated.reward;
-    completed.evaluation.outcome_json = outcome_to_json(*outcome).dump();
+    completed.evaluation.outcome_json = dump_json(outcome_to_json(*outcome));
     for (const auto& [kind, data] : outcome->profiles.items())
-        completed.profiles.push_back({run_id_, id, kind, data.dump()});
+        completed.profiles.push_back({run_id_, id, kind, dump_json(data)});
     for (const auto& finding : outcome->findings)
         completed.findings.push_back({run_id_, id, finding.tool, finding.estimated_gain, finding.summary + " " + finding.guidance,
-                                      analysis::to_json(finding).dump()});
+                                      dump_json(analysis::to_json(finding))});
     if (evaluated.parent) completed.lesson = SearchMemory::lesson_from(tree_, id, task_, run_id_);
     completed.run_elapsed_seconds = current_spend().elapsed_seconds;
     if (auto status = store_.record_evaluation(completed); !status)

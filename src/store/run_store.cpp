@@ -40,6 +40,18 @@ Result<RunStore> RunStore::open(const std::filesystem::path& path, Durability du
     return RunStore(std::move(*database));
 }
 
+Result<RunStore> RunStore::open_read_only(const std::filesystem::path& path) {
+    auto database = SqliteDatabase::open_read_only(path);
+    if (!database) return database.error();
+    auto version = read_schema_version(*database);
+    if (!version) return version.error();
+    if (*version != latest_schema_version())
+        return make_error("run store " + path.string() + " has schema version " + std::to_string(*version) +
+                          " and cannot be upgraded here (read-only); this kernelpro reads version " +
+                          std::to_string(latest_schema_version()));
+    return RunStore(std::move(*database));
+}
+
 Result<std::int64_t> RunStore::create_run(const NewRun& run, const NodeRecord& baseline) {
     auto transaction = SqliteTransaction::begin(database_);
     if (!transaction) return transaction.error();

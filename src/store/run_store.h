@@ -38,6 +38,9 @@ public:
     // version. Fails with a clear message on a store written by a newer kernelpro.
     static Result<RunStore> open(const std::filesystem::path& path,
                                  Durability durability = Durability::power_loss_safe);
+    // An existing store, for reading only (listing and showing runs where the folder is not
+    // writable); fails when its schema is not the latest (opening it with `open` migrates it).
+    static Result<RunStore> open_read_only(const std::filesystem::path& path);
 
     // --- runs ---
     // Creates the run and its baseline node (node 0, pending) in one transaction.

@@ -171,10 +171,15 @@ Status migrate(SqliteDatabase& database, int target_version) {
         return make_error("run store " + database.path().string() + " has schema version " +
                           std::to_string(*current) + ", newer than this kernelpro understands (" +
                           std::to_string(latest) + "); upgrade kernelpro or use another store (--store)");
+    if (*current >= target_version) return {};
+    // One write transaction for the whole upgrade, the version read again inside it: processes
+    // opening a new store at once wait here in turn, and the later ones find it migrated.
+    auto transaction = SqliteTransaction::begin(database);
+    if (!transaction) return transaction.error();
+    current = read_schema_version(database);
+    if (!current) return current.error();
     for (const auto& migration : schema_migrations()) {
         if (migration.version <= *current || migration.version > target_version) continue;
-        auto transaction = SqliteTransaction::begin(database);
-        if (!transaction) return transaction.error();
         if (auto status = database.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);");
             !status)
@@ -186,9 +191,8 @@ Status migrate(SqliteDatabase& database, int target_version) {
                                            std::to_string(migration.version) + ");");
             !status)
             return status.error();
-        if (auto status = transaction->commit(); !status) return status.error();
     }
-    return {};
+    return transaction->commit();
 }
 
 }  // namespace kp::store

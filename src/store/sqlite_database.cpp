@@ -34,6 +34,29 @@ Result<SqliteDatabase> SqliteDatabase::open(const std::filesystem::path& path, D
     return database;
 }
 
+Result<SqliteDatabase> SqliteDatabase::open_read_only(const std::filesystem::path& path) {
+    std::string uri = "file:";
+    for (char c : std::filesystem::absolute(path).string()) {  // percent-encode what a URI path cannot hold
+        if (c == '%' || c == '?' || c == '#') {
+            static const char* hex = "0123456789ABCDEF";
+            uri += '%';
+            uri += hex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+            uri += hex[static_cast<unsigned char>(c) & 0xF];
+        } else {
+            uri += c;
+        }
+    }
+    uri += "?mode=ro&immutable=1";
+    sqlite3* handle = nullptr;
+    int rc = sqlite3_open_v2(uri.c_str(), &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string message = describe(handle, "cannot open run store " + path.string() + " for reading");
+        sqlite3_close(handle);
+        return make_error(message);
+    }
+    return SqliteDatabase(handle, path);
+}
+
 SqliteDatabase::SqliteDatabase(SqliteDatabase&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)), path_(std::move(other.path_)) {}
 

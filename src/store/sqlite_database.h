@@ -28,6 +28,9 @@ public:
     // busy timeout, so a second process (e.g. `runs list` during a run) waits instead of failing.
     static Result<SqliteDatabase> open(const std::filesystem::path& path,
                                        Durability durability = Durability::power_loss_safe);
+    // Opens an existing file for reading only and as immutable (no locks, no -wal/-shm files), so
+    // a store in a folder this user cannot write can still be listed.
+    static Result<SqliteDatabase> open_read_only(const std::filesystem::path& path);
 
     SqliteDatabase(SqliteDatabase&& other) noexcept;
     SqliteDatabase& operator=(SqliteDatabase&& other) noexcept;

@@ -99,7 +99,7 @@ std::optional<TaskOrigin> parse_origin(const toml::node* node, Problems& problem
         problems.add(node->source(), "origin", "must be a table");
         return std::nullopt;
     }
-    check_known_keys(*table, {"benchmark", "level", "problem", "file", "notes"}, "origin.", problems);
+    task_fields::check_known_keys(*table, {"benchmark", "level", "problem", "file", "notes"}, "origin.", problems);
     TaskOrigin origin;
     origin.benchmark = (*table)["benchmark"].value_or(std::string());
     origin.level = static_cast<int>((*table)["level"].value_or(int64_t{0}));

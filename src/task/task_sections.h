@@ -10,9 +10,11 @@
 #include <toml++/toml.h>
 
 #include "task/task_spec.h"
-#include "task/toml_checks.h"
+#include "task/toml_fields.h"
 
 namespace kp::task_toml {
+
+using task_fields::Problems;
 
 // [reference] pytorch = "problem.py", forward_inputs, dtype, tf32, seed.
 std::optional<PytorchReference> parse_pytorch_reference(const toml::table& reference, const std::filesystem::path& task_dir,

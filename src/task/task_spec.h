@@ -118,7 +118,12 @@ const std::vector<std::pair<std::string, std::string>>& allowed_libraries();
 
 // Loads and validates a task from a directory holding task.toml (or the path of the file itself).
 // On failure the message lists every problem as `task.toml:LINE: FIELD: what is wrong`.
+// Never throws: an unreadable path, a symlink loop or a folder without task.toml is an error too.
 Result<TaskSpec> load_task(const std::filesystem::path& directory_or_file);
+
+// The same checks on task.toml's text; `toml_path` names the file in messages, and the folder
+// that holds it is where the reference is looked up.
+Result<TaskSpec> parse_task(const std::string& text, const std::filesystem::path& toml_path);
 
 nlohmann::json to_json(const TaskSpec& task);
 nlohmann::json to_json(const TensorSpec& tensor);

@@ -33,3 +33,19 @@ TEST(Tunables, ExpressionEvaluator) {
     EXPECT_FALSE(evaluate_expression("A +", v).ok());
     EXPECT_EQ(define_flags(v), (std::vector<std::string>{"-DA=6", "-DB=4"}));
 }
+
+TEST(Tunables, OverflowAndHugeNumbersFailInsteadOfWrapping) {
+    kp::ParameterValues v{{"N", "9223372036854775807"}};
+    EXPECT_FALSE(kp::evaluate_expression("N + 1", v).ok());
+    EXPECT_FALSE(kp::evaluate_expression("N * 2", v).ok());
+    EXPECT_FALSE(kp::evaluate_expression("-N - 2", v).ok());
+    EXPECT_FALSE(kp::evaluate_expression("99999999999999999999 > 0", v).ok());  // threw std::out_of_range before
+    EXPECT_EQ(kp::evaluate_expression("N - 1 < N", v).value(), 1);
+    EXPECT_FALSE(kp::evaluate_expression(std::string(5000, '(') + "1" + std::string(5000, ')'), v).ok());
+}
+
+TEST(Tunables, ValuesMustBePrintableAscii) {
+    auto space = kp::parse_tunables("// kp:tune T=float,__half\n// kp:tune X=1,\xff\n");
+    ASSERT_FALSE(space.ok());
+    EXPECT_EQ(space.error().message, "line 2: X value '\xEF\xBF\xBD' must be printable ASCII (it becomes -DX=VALUE)");
+}

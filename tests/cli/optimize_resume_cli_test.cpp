@@ -27,6 +27,9 @@ const std::map<std::string, std::string> kNoKeys{
     {"OPENAI_API_KEY", ""}, {"ANTHROPIC_API_KEY", ""}, {"KERNELPRO_LLM_API_KEY", ""}, {"KERNELPRO_LLM", ""},
     {"KERNELPRO_LLM_CONFIG", ""}, {"OPENAI_BASE_URL", ""}, {"KERNELPRO_LLM_BASE_URL", ""}};
 
+// A worker that answers like a healthy GPU worker, so the loop runs on machines without a GPU too.
+const std::string kHealthyWorker = kp::testing::source_path("tests/eval/fake_workers/ok.sh").string();
+
 kp::ProcessResult run(std::vector<std::string> args, const fs::path& folder, std::map<std::string, std::string> env = {}) {
     args.insert(args.begin(), kernelpro());
     kp::ProcessOptions options;
@@ -80,8 +83,8 @@ TEST(OptimizeCommand, AMissingApiKeyIsAnEnvironmentError) {
 
 // Started in one folder with a relative task, script and output folder; resumed from another
 // folder: the task is found by the recorded path, the LLM proposer is rebuilt with its script, and
-// the output goes to the run's own folder. (Without a GPU every candidate fails to run, exit 1;
-// what is checked here is the loop that is rebuilt.)
+// the output goes to the run's own folder. (A fake worker that answers like a healthy GPU worker
+// stands in for the GPU: what is checked here is the loop that is rebuilt.)
 TEST(RunsResume, RebuildsTheLoopTheRunStartedWithFromAnotherFolder) {
     kp::test_support::TempDirectory dir;
     const fs::path started = dir.path() / "started", elsewhere = dir.path() / "elsewhere";
@@ -90,14 +93,15 @@ TEST(RunsResume, RebuildsTheLoopTheRunStartedWithFromAnotherFolder) {
     fs::copy(kTask, started / "gelu_f16", fs::copy_options::recursive);
     fs::copy_file(kScript, started / "replies.jsonl");
 
+    const std::map<std::string, std::string> worker{{"KERNELPRO_WORKER", kHealthyWorker}};
     auto first = run({"optimize", "gelu_f16", "--llm", "script:replies.jsonl", "--budget-evals", "1", "--out", "out",
                       "--seed", "3", "-q"},
-                     started);
+                     started, worker);
     ASSERT_TRUE(first.exit_code == 0 || first.exit_code == 1) << first.stderr_text;
     const fs::path store = started / ".kernelpro" / "runs.db";
     ASSERT_TRUE(fs::exists(store));
 
-    auto resumed = run({"runs", "--store", store.string(), "resume", "1", "--budget-evals", "2", "-q"}, elsewhere);
+    auto resumed = run({"runs", "--store", store.string(), "resume", "1", "--budget-evals", "2", "-q"}, elsewhere, worker);
     EXPECT_TRUE(resumed.exit_code == 0 || resumed.exit_code == 1) << resumed.stderr_text;
     EXPECT_NE(resumed.stderr_text.find("resuming run 1 (gelu_f16): proposers tuner,llm (script:" +
                                        (started / "replies.jsonl").string() + "), out " + (started / "out").string()),
@@ -119,7 +123,7 @@ TEST(RunsResume, RebuildsTheLoopTheRunStartedWithFromAnotherFolder) {
 
     // The task moved: one clear error naming where the run looked, and --task finds it again.
     fs::rename(started / "gelu_f16", started / "moved");
-    auto lost = run({"runs", "--store", store.string(), "resume", "1", "-q"}, elsewhere);
+    auto lost = run({"runs", "--store", store.string(), "resume", "1", "-q"}, elsewhere, worker);
     EXPECT_EQ(lost.exit_code, 2);
     EXPECT_NE(lost.stderr_text.find("error: run 1's task " + (started / "gelu_f16").string() + " (given as gelu_f16)"),
               std::string::npos)
@@ -131,13 +135,13 @@ TEST(RunsResume, RebuildsTheLoopTheRunStartedWithFromAnotherFolder) {
 TEST(RunsResume, AProviderRunWithoutItsKeyIsOneEnvironmentError) {
     kp::test_support::TempDirectory dir;
     auto first = run({"optimize", kTask, "--llm", "openai:gpt-4.1", "--budget-evals", "1", "--out", "out", "-q"},
-                     dir.path(), {{"OPENAI_API_KEY", "sk-test-not-a-key"}});
+                     dir.path(), {{"OPENAI_API_KEY", "sk-test-not-a-key"}, {"KERNELPRO_WORKER", kHealthyWorker}});
     ASSERT_TRUE(first.exit_code == 0 || first.exit_code == 1) << first.stderr_text;
     auto store = kp::read_text_file(dir.path() / ".kernelpro" / "runs.db");
     ASSERT_TRUE(store);
     EXPECT_EQ(store->find("sk-test-not-a-key"), std::string::npos);  // the key is never stored
 
-    auto resumed = run({"runs", "resume", "1", "--budget-evals", "2", "-q"}, dir.path());
+    auto resumed = run({"runs", "resume", "1", "--budget-evals", "2", "-q"}, dir.path(), {{"KERNELPRO_WORKER", kHealthyWorker}});
     expect_one_error(resumed, 3,
                      "error: proposer llm: no API key for openai:gpt-4.1: set OPENAI_API_KEY or KERNELPRO_LLM_API_KEY (or "
                      "KERNELPRO_LLM_BASE_URL for a local server)\n(run 1 needs it to resume as it started)");

@@ -71,13 +71,37 @@ TEST(WorkerClient, ExternalSigkillMeansOutOfMemory) {
     EXPECT_EQ(o.status, FailureClass::OutOfMemory);
 }
 
-TEST(WorkerClient, MissingExecutableIsReported) {
+TEST(WorkerClient, MissingExecutableIsAnErrorNotACandidateVerdict) {
     WorkerOptions options;
     options.worker_executable = "/nonexistent/kernelpro-worker";
     auto o = run_worker(WorkerRequest{}, options);
-    ASSERT_TRUE(o.ok());
-    EXPECT_EQ(o->status, FailureClass::Crash);
-    EXPECT_NE(o->message.find("cannot start"), std::string::npos);
+    ASSERT_FALSE(o.ok());
+    EXPECT_EQ(o.error().message, "the evaluation worker could not start: it ended before starting the GPU (it could not be executed)");
+}
+
+// Before `hello` no kernel is loaded: no GPU, or a worker dying at start, is the machine's
+// problem (an error, exit 3 in the CLI), never a candidate `crash`.
+TEST(WorkerClient, NoGpuBeforeHelloIsAnErrorNotACrash) {
+    WorkerOptions options;
+    options.worker_executable = kp::testing::source_path("tests/eval/fake_workers/no_gpu.sh");
+    WorkerRequest request;
+    request.task = {{"name", "t"}};
+    auto o = run_worker(request, options);
+    ASSERT_FALSE(o.ok());
+    EXPECT_EQ(o.error().message, "the evaluation worker could not start: no usable GPU: no CUDA-capable device is detected");
+    options.worker_executable = kp::testing::source_path("tests/eval/fake_workers/dies_at_start.sh");
+    o = run_worker(request, options);
+    ASSERT_FALSE(o.ok());
+    EXPECT_EQ(o.error().message,
+              "the evaluation worker could not start: it ended before starting the GPU (killed by signal Segmentation fault)");
+}
+
+TEST(WorkerClient, HostileChannelLinesAreIgnoredAndTextMadeValid) {
+    auto o = run_fake("hostile_channel.sh");
+    EXPECT_EQ(o.status, FailureClass::Crash);
+    EXPECT_EQ(o.phase, "correctness");
+    EXPECT_EQ(o.message, "illegal address \xEF\xBF\xBD\xEF\xBF\xBD");  // the forged earlier `result` does not count
+    EXPECT_TRUE(o.result.is_null());
 }
 
 TEST(WorkerClient, AMessageWithoutTheNonceIsAForgery) {

@@ -4,6 +4,8 @@
 // each problem with why.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "common/files.h"
 #include "common/process.h"
 #include "common/resource_locator.h"
@@ -21,11 +23,12 @@ fs::path kernelpro() {
     return tree ? *tree / "bin" / "kernelpro" : fs::path("kernelpro");
 }
 
-ProcessResult run(const std::vector<std::string>& args, std::chrono::seconds timeout = std::chrono::seconds(300)) {
+ProcessResult run(const std::vector<std::string>& args, std::map<std::string, std::string> environment = {}) {
     std::vector<std::string> argv{kernelpro().string()};
     argv.insert(argv.end(), args.begin(), args.end());
     ProcessOptions options;
-    options.timeout = timeout;
+    options.timeout = std::chrono::seconds(300);
+    options.extra_environment = std::move(environment);
     auto r = run_process(argv, options);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
     return r.ok() ? *r : ProcessResult{};
@@ -60,8 +63,12 @@ TEST(KernelBenchCli, ImportOfNothingConvertibleExitsTwoWithTheReasons) {
 TEST(KernelBenchCli, BenchWritesItsTableAndResumesFromItsManifest) {
     fs::path out = make_temp_directory("kp-cli-bench").value();
     fs::path tasks = kp::testing::source_path("tasks");
+    // A worker that answers like a healthy GPU worker: the bench's own bookkeeping runs without a GPU.
+    const std::map<std::string, std::string> worker{
+        {"KERNELPRO_WORKER", kp::testing::source_path("tests/eval/fake_workers/ok.sh").string()}};
     auto first = run({"bench", tasks.string(), "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "1", "--jobs", "2", "--out",
-                      out.string()});
+                      out.string()},
+                     worker);
     ASSERT_EQ(first.exit_code, 0) << first.stdout_text << first.stderr_text;
     auto md = read_text_file(out / "results.md");
     ASSERT_TRUE(md.ok());
@@ -72,7 +79,7 @@ TEST(KernelBenchCli, BenchWritesItsTableAndResumesFromItsManifest) {
     ASSERT_TRUE(json.ok());
     EXPECT_NE(json->find("\"schema\": \"kernelpro.bench/1\""), std::string::npos);
     // A finished problem is not run again (whatever its result; an evaluator error would be).
-    auto again = run({"bench", tasks.string(), "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "1", "--out", out.string()});
+    auto again = run({"bench", tasks.string(), "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "1", "--out", out.string()}, worker);
     ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
     auto manifest = read_text_file(out / "bench.json");
     ASSERT_TRUE(manifest.ok());

@@ -1,4 +1,8 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include "store/run_store.h"
 #include "store/schema_migrations.h"
@@ -107,4 +111,54 @@ TEST(SchemaMigrations, AnOldExhaustedNodeIsExhaustedForEveryKind) {
     ASSERT_EQ(nodes->size(), 2u);
     EXPECT_EQ((*nodes)[0].proposer_exhausted, ExhaustedKinds::parameter_moves | ExhaustedKinds::rewrites);
     EXPECT_EQ((*nodes)[1].proposer_exhausted, 0);
+}
+
+// Several kernelpro processes opening one new store at once (three `optimize` started together):
+// the migrations run under one write transaction, so every process opens it, none sees "table
+// runs already exists". Real processes, so SQLite's file locking is what is tested.
+TEST(SchemaMigrations, ConcurrentFirstOpensAllSucceed) {
+    kp::test_support::TempDirectory dir;
+    const auto path = dir.path() / "runs.db";
+    constexpr int kProcesses = 6;
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    std::vector<pid_t> children;
+    for (int i = 0; i < kProcesses; ++i) {
+        pid_t pid = ::fork();
+        if (pid == 0) {
+            char go;
+            ::close(ready[1]);
+            if (::read(ready[0], &go, 1) != 0) _exit(4);  // wait until all are forked: EOF is the start
+            auto store = kp::store::RunStore::open(path);
+            if (!store.ok()) {
+                std::fprintf(stderr, "open failed: %s\n", store.error().message.c_str());
+                _exit(1);
+            }
+            auto runs = store->list_runs();
+            _exit(runs.ok() ? 0 : 2);
+        }
+        children.push_back(pid);
+    }
+    ::close(ready[0]);
+    ::close(ready[1]);  // every child reads EOF now, at once
+    for (pid_t pid : children) {
+        int status = 0;
+        ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    }
+    auto store = kp::store::RunStore::open(path);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+}
+
+// A store in a folder this user cannot write (or on read-only media) is still readable.
+TEST(SchemaMigrations, ReadOnlyOpenListsAnExistingStore) {
+    kp::test_support::TempDirectory dir;
+    const auto path = dir.path() / "runs.db";
+    { ASSERT_TRUE(kp::store::RunStore::open(path).ok()); }
+    auto store = kp::store::RunStore::open_read_only(path);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    auto runs = store->list_runs();
+    ASSERT_TRUE(runs.ok()) << runs.error().message;
+    EXPECT_TRUE(runs->empty());
+    EXPECT_FALSE(kp::store::RunStore::open_read_only(dir.path() / "absent.db").ok());
 }

@@ -4,11 +4,13 @@
 
 #include <cerrno>
 
+#include "common/utf8.h"
+
 namespace kp::worker {
 
 void Channel::send(nlohmann::json message) const {
     message["nonce"] = nonce_;
-    std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::string line = dump_json(message) + "\n";
     size_t written = 0;
     while (written < line.size()) {
         ssize_t n = ::write(fd_, line.data() + written, line.size() - written);

@@ -78,7 +78,12 @@ std::optional<WorkerRequest> read_request(const Channel& channel) {
 }
 
 nlohmann::json run_mode(const WorkerRequest& request, CandidateGate& gate, const Channel& channel) {
-    if (request.mode == "sandbox_check") return run_sandbox_check(request, gate, channel);
+    // `hello` says the worker is ready and candidate code comes next (before it, any failure is
+    // the machine's); the sandbox check uses no GPU.
+    if (request.mode == "sandbox_check") {
+        channel.send({{"type", "hello"}, {"protocol", kWorkerProtocol}, {"device", nlohmann::json::object()}});
+        return run_sandbox_check(request, gate, channel);
+    }
     std::optional<GpuSession> gpu;
     try {
         gpu.emplace(request.call_timeout_seconds);

@@ -1,4 +1,4 @@
-#include "profile/tool_locator.h"
+#include "common/tool_locator.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include "common/process.h"
 #include "common/resource_locator.h"
 
-namespace kp::profile {
+namespace kp {
 namespace {
 
 namespace fs = std::filesystem;
@@ -64,8 +64,8 @@ std::optional<std::string> find_nsight_compute(const std::string& tool) {
         if (!fs::is_directory(base, ec)) continue;
         if (is_executable_file(fs::path(base) / "ncu")) return (fs::path(base) / "ncu").string();
         std::vector<fs::path> versions;
-        for (const auto& entry : fs::directory_iterator(base, ec))
-            if (is_executable_file(entry.path() / "ncu")) versions.push_back(entry.path() / "ncu");
+        for (auto it = fs::directory_iterator(base, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+            if (is_executable_file(it->path() / "ncu")) versions.push_back(it->path() / "ncu");
         if (!versions.empty()) {
             std::sort(versions.begin(), versions.end());
             return versions.back().string();
@@ -82,14 +82,29 @@ std::optional<std::string> locate_nvidia_tool(const std::string& tool) {
         return std::nullopt;  // an explicit setting that is wrong should not silently fall through
     }
     if (auto in_path = find_executable(tool)) return in_path;
-    if (fs::path cuda = fs::path("/usr/local/cuda/bin") / tool; is_executable_file(cuda)) return cuda.string();
+    for (const auto& dir : cuda_tool_directories())
+        if (fs::path in_cuda = fs::path(dir) / tool; is_executable_file(in_cuda)) return in_cuda.string();
     if (auto pip = find_in_tools(tool)) return pip;
     return find_nsight_compute(tool);
 }
 
+std::vector<std::string> cuda_tool_directories() {
+    std::vector<std::string> dirs;
+    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* value = std::getenv(variable); value && *value) dirs.push_back(std::string(value) + "/bin");
+    dirs.push_back("/usr/local/cuda/bin");
+    // ncu is often installed beside the toolkit rather than in its bin folder.
+    for (const char* root : {"/usr/local/cuda", "/opt/nvidia"}) {
+        std::error_code ec;
+        for (auto it = fs::directory_iterator(root, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+            if (it->path().filename().string().rfind("nsight-compute", 0) == 0) dirs.push_back(it->path().string());
+    }
+    return dirs;
+}
+
 Result<std::string> require_nvidia_tool(const std::string& tool) {
     if (auto path = locate_nvidia_tool(tool)) return *path;
-    std::string message = tool + " not found (searched $" + env_name(tool) + ", PATH, /usr/local/cuda/bin, .tools/nvidia";
+    std::string message = tool + " not found (searched $" + env_name(tool) + ", PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, .tools/nvidia";
     if (tool == "ncu") message += ", /opt/nvidia/nsight-compute";
     message += ")";
     if (tool == "nvdisasm" || tool == "cuobjdump") message += "; run scripts/install-nvidia-tools";
@@ -98,4 +113,4 @@ Result<std::string> require_nvidia_tool(const std::string& tool) {
     return make_error(message);
 }
 
-}  // namespace kp::profile
+}  // namespace kp

@@ -1,0 +1,3 @@
+// kp:tune X=ÿş,2
+// kp:tune =3 Y=
+// kp:constraint X / 0
