@@ -106,7 +106,7 @@ TEST_F(BadInput, EveryTaskFileProblemIsOneLineWithExitTwo) {
         {"shape = [64, 32]", "shape = [16384.0, 8192]",
          "task.toml:5: input[0].shape: dimensions must be positive integers, not a float"},
         {"shape = [64, 32]", "shape = \"16384\"",
-         "task.toml:5: input[0].shape: must be an array of 1 to 8 positive integers, not a string"},
+         "task.toml:5: input[0].shape: must be an array of 0 to 8 positive integers, not a string"},
         {"shape = [32, 64]", "shape = [32, 64]\nstride = [0, 0]",
          "task.toml:10: output[0].stride: two elements of an output share memory (a stride of 0, or strides that overlap)"},
         {"name = \"small\"", "name = \"" + std::string(300, 'a') + "\"", "task.toml:1: name: at most 64 characters"},
