@@ -151,11 +151,12 @@ TEST(RunsResume, AProviderRunWithoutItsKeyIsOneEnvironmentError) {
 // energy run with its slowdown, and still measures energy (the recipe's evaluation settings).
 TEST(RunsResume, AnEnergyRunResumesAsAnEnergyRun) {
     kp::test_support::TempDirectory dir;
+    const std::map<std::string, std::string> worker{{"KERNELPRO_WORKER", kHealthyWorker}};
     auto first = run({"optimize", kTask, "--objective", "energy", "--max-slowdown", "5%", "--budget-evals", "1", "--out",
                       "out", "-q"},
-                     dir.path());
+                     dir.path(), worker);
     ASSERT_TRUE(first.exit_code == 0 || first.exit_code == 1) << first.stderr_text;
-    auto resumed = run({"runs", "resume", "1", "--budget-evals", "2", "-q"}, dir.path());
+    auto resumed = run({"runs", "resume", "1", "--budget-evals", "2", "-q"}, dir.path(), worker);
     EXPECT_TRUE(resumed.exit_code == 0 || resumed.exit_code == 1) << resumed.stderr_text;
     EXPECT_NE(resumed.stderr_text.find("energy measured"), std::string::npos) << resumed.stderr_text;
     auto shown = run({"runs", "show", "1"}, dir.path());

@@ -36,6 +36,11 @@ ProcessResult run(const std::vector<std::string>& args, std::map<std::string, st
 
 const fs::path kProblems = kp::testing::source_path("tests/kernelbench/problems");
 
+// A worker that answers like a healthy GPU worker: bench's own bookkeeping runs without a GPU.
+std::map<std::string, std::string> healthy_worker() {
+    return {{"KERNELPRO_WORKER", kp::testing::source_path("tests/eval/fake_workers/ok.sh").string()}};
+}
+
 }  // namespace
 
 TEST(KernelBenchCli, OptimizeOnAnImportedTaskNeedsAnLlmOrAStartingKernel) {
@@ -63,12 +68,9 @@ TEST(KernelBenchCli, ImportOfNothingConvertibleExitsTwoWithTheReasons) {
 TEST(KernelBenchCli, BenchWritesItsTableAndResumesFromItsManifest) {
     fs::path out = make_temp_directory("kp-cli-bench").value();
     fs::path tasks = kp::testing::source_path("tasks");
-    // A worker that answers like a healthy GPU worker: the bench's own bookkeeping runs without a GPU.
-    const std::map<std::string, std::string> worker{
-        {"KERNELPRO_WORKER", kp::testing::source_path("tests/eval/fake_workers/ok.sh").string()}};
     auto first = run({"bench", tasks.string(), "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "1", "--jobs", "2", "--out",
                       out.string()},
-                     worker);
+                     healthy_worker());
     ASSERT_EQ(first.exit_code, 0) << first.stdout_text << first.stderr_text;
     auto md = read_text_file(out / "results.md");
     ASSERT_TRUE(md.ok());
@@ -79,7 +81,7 @@ TEST(KernelBenchCli, BenchWritesItsTableAndResumesFromItsManifest) {
     ASSERT_TRUE(json.ok());
     EXPECT_NE(json->find("\"schema\": \"kernelpro.bench/1\""), std::string::npos);
     // A finished problem is not run again (whatever its result; an evaluator error would be).
-    auto again = run({"bench", tasks.string(), "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "1", "--out", out.string()}, worker);
+    auto again = run({"bench", tasks.string(), "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "1", "--out", out.string()}, healthy_worker());
     ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
     auto manifest = read_text_file(out / "bench.json");
     ASSERT_TRUE(manifest.ok());
@@ -96,7 +98,8 @@ TEST(KernelBenchCli, BenchStoresTheSearchSessionsRecipeWithProfiling) {
     fs::path out = make_temp_directory("kp-cli-bench-profile").value();
     fs::path tasks = kp::testing::source_path("tasks");
     auto bench = run({"bench", tasks.string(), "--tasks", "gelu_f16", "--budget-evals", "1", "--profile", "--trials", "2",
-                      "--out", out.string()});
+                      "--out", out.string()},
+                     healthy_worker());
     ASSERT_EQ(bench.exit_code, 0) << bench.stdout_text << bench.stderr_text;
     auto show = run({"runs", "--store", (out / "runs.db").string(), "show", "1"});
     ASSERT_EQ(show.exit_code, 0) << show.stderr_text;
