@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analysis/line_evidence.h"
+
 namespace kp::analysis {
 namespace {
 
@@ -49,6 +51,7 @@ Result<Diagnosis> diagnose(const ProfileData& data, const ToolRegistry& registry
         finding->estimated_gain = std::clamp(finding->estimated_gain, 0.0, 0.95);
         finding->severity = severity_for_gain(finding->estimated_gain);
         if (finding->estimated_gain < options.min_gain) continue;
+        attach_line_evidence(*finding, data);  // the lines behind its cost, when PC sampling ran
         diagnosis.findings.push_back(std::move(*finding));
     }
     std::stable_sort(diagnosis.findings.begin(), diagnosis.findings.end(),

@@ -22,7 +22,96 @@ std::string_view evidence_kind(Evidence::Kind kind) {
     return "metric";
 }
 
+// "atomic_sum 99% (1 launch, 12.3 ms)"
+std::string kernel_share_text(const CallKernel& k, const std::string& shown_name) {
+    std::string text = shown_name + " " + format_percent(k.share) + " (" + std::to_string(k.launches) +
+                       (k.launches == 1 ? " launch, " : " launches, ") + seconds_text(k.seconds);
+    if (!k.grid.empty()) text += ", grid " + k.grid + " block " + k.block;
+    return text + ")";
+}
+
+// "zero_output" from "zero_output(float *)": the kernel as people read it in a list.
+std::string short_name(const std::string& name) {
+    auto paren = name.find('(');
+    return paren == std::string::npos ? name : name.substr(0, paren);
+}
+
+std::string finding_place(const CallFinding& f) {
+    if (f.kernel_name.empty()) return "the call";
+    return short_name(f.kernel_name) + ", " + format_percent(f.kernel_share) + " of the call";
+}
+
+// Source lines and instructions first: they tell the writer where to look; then numbers.
+void write_evidence(std::ostringstream& out, const Finding& f, size_t limit) {
+    size_t evidence = 0;
+    for (Evidence::Kind kind : {Evidence::Kind::source, Evidence::Kind::sass, Evidence::Kind::metric}) {
+        for (const Evidence& e : f.evidence) {
+            if (e.kind != kind || evidence == limit) continue;
+            ++evidence;
+            out << "   evidence: " << e.name << " = " << e.value << "\n";
+        }
+    }
+}
+
 }  // namespace
+
+bool shows_more_than_one_kernel(const CallProfile& call) {
+    return call.kernels.size() > 1 || (call.kernels.size() == 1 && call.kernels.front().launches > 1);
+}
+
+std::string render_call_report(const CallProfile& call) {
+    std::ostringstream out;
+    out << "Call: " << call.launches << " kernel launch" << (call.launches == 1 ? "" : "es") << ", " << seconds_text(call.gpu_seconds)
+        << " of kernel time\n";
+    for (const CallKernel& k : call.kernels) out << "  " << kernel_share_text(k, short_name(k.kernel_name)) << "\n";
+    if (call.findings.empty()) {
+        out << "Call findings: none above the gain floor\n";
+        return out.str();
+    }
+    out << "Call findings (ranked by the share of the call's time a fix could save):\n";
+    int rank = 1;
+    for (const CallFinding& f : call.findings)
+        out << "  " << rank++ << ". [~" << format_percent(f.call_gain) << " of the call] " << f.finding.tool << " on "
+            << finding_place(f) << ": " << f.finding.summary << "\n";
+    return out.str();
+}
+
+nlohmann::json to_json(const CallProfile& call) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const CallKernel& k : call.kernels)
+        kernels.push_back({{"kernel", k.kernel_name}, {"grid", k.grid}, {"block", k.block}, {"launches", k.launches},
+                           {"seconds", k.seconds}, {"share", k.share}});
+    nlohmann::json findings = nlohmann::json::array();
+    for (const CallFinding& f : call.findings) {
+        nlohmann::json j = to_json(f.finding);
+        j["kernel"] = f.kernel_name.empty() ? nlohmann::json() : nlohmann::json(f.kernel_name);
+        j["kernel_share"] = f.kernel_share;
+        j["call_gain"] = f.call_gain;
+        findings.push_back(std::move(j));
+    }
+    return {{"gpu_seconds", call.gpu_seconds}, {"launches", call.launches}, {"kernels", kernels}, {"findings", findings}};
+}
+
+std::string render_call_feedback(const CallProfile& call, const LlmFeedbackOptions& options) {
+    std::ostringstream out;
+    out << "Profile of the call: " << call.launches << " kernel launch" << (call.launches == 1 ? "" : "es") << ", "
+        << seconds_text(call.gpu_seconds) << " of GPU time:\n";
+    for (const CallKernel& k : call.kernels) out << "- " << kernel_share_text(k, short_name(k.kernel_name)) << "\n";
+    if (call.findings.empty()) {
+        out << "No problem worth more than a few percent of the call's time was found.\n";
+        return out.str();
+    }
+    size_t shown = 0;
+    for (const CallFinding& f : call.findings) {
+        if (shown == options.max_findings) break;
+        out << ++shown << ". " << finding_place(f) << ": " << f.finding.summary << " (could save ~" << format_percent(f.call_gain)
+            << " of the call's time)\n";
+        write_evidence(out, f.finding, options.max_evidence_per_finding);
+        out << "   fix: " << f.finding.guidance << "\n";
+        if (auto remedies = render_remedies(f.finding.remedies); !remedies.empty()) out << "   " << remedies << "\n";
+    }
+    return out.str();
+}
 
 std::string render_terminal_report(const Diagnosis& d) {
     std::ostringstream out;
@@ -149,15 +238,7 @@ std::string render_llm_feedback(const Diagnosis& d, const LlmFeedbackOptions& op
     for (const Finding& f : d.findings) {
         if (shown == options.max_findings) break;
         out << ++shown << ". " << f.summary << " (could save ~" << format_percent(f.estimated_gain) << " of kernel time)\n";
-        // Source lines and instructions first: they tell the writer where to look; then numbers.
-        size_t evidence = 0;
-        for (Evidence::Kind kind : {Evidence::Kind::source, Evidence::Kind::sass, Evidence::Kind::metric}) {
-            for (const Evidence& e : f.evidence) {
-                if (e.kind != kind || evidence == options.max_evidence_per_finding) continue;
-                ++evidence;
-                out << "   evidence: " << e.name << " = " << e.value << "\n";
-            }
-        }
+        write_evidence(out, f, options.max_evidence_per_finding);
         out << "   fix: " << f.guidance << "\n";
         if (auto remedies = render_remedies(f.remedies); !remedies.empty()) out << "   " << remedies << "\n";
     }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/call_profile.h"
 #include "analysis/diagnosis.h"
 #include "common/result.h"
 
@@ -26,6 +27,16 @@ struct LlmFeedbackOptions {
     size_t max_evidence_per_finding = 3;
 };
 std::string render_llm_feedback(const Diagnosis& diagnosis, const LlmFeedbackOptions& options = {});
+
+// The call above its kernels: each kernel's share of the call's time with its launch count, then
+// the findings ranked by what they save on the whole call. Worth showing when the call launches
+// more than one kernel or one kernel more than once (shows_more_than_one_kernel).
+bool shows_more_than_one_kernel(const CallProfile& call);
+std::string render_call_report(const CallProfile& call);
+nlohmann::json to_json(const CallProfile& call);
+// For the LLM: the kernels' shares in one line each, then the top findings by call gain, each
+// naming its kernel, with its evidence (source lines first) and the fix.
+std::string render_call_feedback(const CallProfile& call, const LlmFeedbackOptions& options = {});
 
 // One finding as a proposer's prompt lists it: the tool, what is wrong, the fix, and its typed
 // remedies ("change: ...; tunables: vector_width up (strong)").

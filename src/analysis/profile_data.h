@@ -5,12 +5,14 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpu/ceilings.h"
 #include "gpu/occupancy.h"
 #include "gpu/timeline.h"
 #include "profile/kernel_metrics.h"
 #include "profile/ncu_source_page.h"
+#include "profile/pc_samples.h"
 #include "profile/ptxas_report.h"
 #include "profile/sass_program.h"
 #include "profile/sass_summary.h"
@@ -36,6 +38,10 @@ struct ProfileData {
     std::optional<gpu::Occupancy> occupancy;
     std::optional<gpu::TimelineSummary> timeline;         // from a CUPTI activity trace of the call
     std::optional<profile::SourcePage> source;
+    // CUPTI PC sampling of the kernel by source line (stall reasons per line), and the candidate's
+    // source text, so findings can quote the lines behind their cost (line_evidence.h).
+    std::optional<profile::KernelLineSamples> line_samples;
+    std::vector<std::string> source_text;  // line N is source_text[N - 1]
     // What the GPU can do, with its limits; empty (not known()) when there are no ceilings for it,
     // and then the roofline cannot be placed.
     gpu::DeviceCeilings ceilings;

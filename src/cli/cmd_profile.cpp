@@ -169,8 +169,9 @@ Handler register_profile(CLI::App& root) {
         ->check(CLI::IsMember({"auto", "cupti", "ncu"}))
         ->capture_default_str();
     cmd->add_option("--ncu-csv", a->ncu_csv,
-                    "Diagnose from counters ncu recorded before (`ncu -i R --csv --page raw --print-units base`, or a "
-                    "--metrics CSV) instead of running ncu; needs no GPU")
+                    "Diagnose from counters recorded before instead of collecting them: ncu's (`ncu -i R --csv --page raw "
+                    "--print-units base`, or a --metrics CSV) or the worker's reply (--keep-counters, with its traced call's "
+                    "timeline); needs no GPU")
         ->check(CLI::ExistingFile);
     cmd->add_option("--ceilings", a->ceilings, "Device ceilings from this file (`kernelpro device --json` output) instead of this GPU's")
         ->check(CLI::ExistingFile);

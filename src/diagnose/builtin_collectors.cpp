@@ -6,6 +6,7 @@
 #define KP_BUILTIN_COLLECTORS(X) \
     X(counters)                  \
     X(source_page)               \
+    X(pc_sampling)               \
     X(sass)                      \
     X(ptxas)                     \
     X(timeline)                  \

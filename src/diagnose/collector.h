@@ -30,6 +30,8 @@ const char* to_string(CollectorStage stage);
 struct CollectionPlan {
     bool counters = false;             // hardware counters are collected
     bool source_page_allowed = false;  // tools that want ncu's source page may get it
+    bool trace_the_call = false;       // the counters run in the worker also traces one call (the timeline)
+    bool sample_pcs = false;           // ... and samples the PCs of one call (stall reasons per source line)
 };
 
 class Collector {

@@ -88,6 +88,8 @@ Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vecto
     request.cache_key = target_.cache_key;
     request.refresh_cache = target_.refresh_cache;
     request.timeout = collection_timeout(*options_);
+    request.trace_calls = target_.trace_calls;
+    request.pc_sampling = target_.pc_sampling;
     profile::CuptiCounterCollector collector(cache_);
     auto collected = [&] {
         ChargeTime charge{report_->collector_seconds["counters"]};
@@ -96,6 +98,18 @@ Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vecto
     if (!collected) return collected.error();
     ProfileReport& report = *report_;
     for (const auto& note : collected->notes) report.notes.push_back(note);
+    if (target_.trace_calls > 0) {
+        if (collected->timeline) call_timeline_.emplace(std::move(*collected->timeline), collected->traced_calls);
+        else report.notes.push_back("timeline in the counters run: " +
+                                    (collected->timeline_error.empty() ? std::string("none in the reply") : collected->timeline_error));
+        target_.trace_calls = 0;  // the first collection's trace is the call's; later ones need none
+    }
+    if (target_.pc_sampling) {
+        if (collected->pc_sampling) pc_sampling_ = std::move(collected->pc_sampling);
+        else report.notes.push_back("pc sampling: " + (collected->pc_sampling_error.empty() ? std::string("none in the reply")
+                                                                                             : collected->pc_sampling_error));
+        target_.pc_sampling = false;
+    }
     if (!options_->counters_reply_file.empty() && report.cupti_runs == 0)
         if (auto s = write_file_atomically(options_->counters_reply_file, dump_json(collected->reply, 1)); !s)
             report.notes.push_back("--keep-counters: " + s.error().message);

@@ -16,8 +16,10 @@
 #include "diagnose/profile_report.h"
 #include "eval/protocol.h"
 #include "gpu/occupancy.h"
+#include "gpu/timeline.h"
 #include "profile/collector.h"
 #include "profile/kernel_metrics.h"
+#include "profile/pc_samples.h"
 #include "profile/ncu_collector.h"
 
 namespace kp::diagnose {
@@ -33,6 +35,8 @@ struct CounterTarget {
     std::string cache_key;               // the build, task, GPU and ncu (profile_cache_key)
     bool refresh_cache = false;          // collect again, replacing what the cache holds
     gpu::OccupancyLimits limits;         // this GPU's, for the per-resource occupancy limits
+    int trace_calls = 0;                 // calls the first collection in the worker also traces
+    bool pc_sampling = false;            // the first collection in the worker also samples PCs of one call
 };
 
 class CounterCollection {
@@ -47,6 +51,12 @@ public:
     // `metrics` for every kernel of one call (and ncu's source page when asked). A cache hit is
     // listed in the report as who counted ("counters" for the worker, "ncu") plus `stage`.
     Result<profile::NcuResult> collect(const std::vector<std::string>& metrics, bool source_page, const std::string& stage = "");
+
+    // The call's timeline the worker traced with its first collection (target.trace_calls), once;
+    // with the number of calls it holds.
+    std::optional<std::pair<gpu::Timeline, int>> take_call_timeline() { return std::exchange(call_timeline_, std::nullopt); }
+    // The PC samples of the first collection (target.pc_sampling), once.
+    std::optional<profile::PcSampling> take_pc_sampling() { return std::exchange(pc_sampling_, std::nullopt); }
 
 private:
     CounterCollection(const ProfileOptions& options, CounterTarget target, profile::CollectorCache cache,
@@ -63,6 +73,8 @@ private:
     ProfileReport* report_;
     std::optional<std::filesystem::path> counters_library_;
     bool cupti_usable_ = false;
+    std::optional<std::pair<gpu::Timeline, int>> call_timeline_;
+    std::optional<profile::PcSampling> pc_sampling_;
     std::optional<profile::NcuCollector> ncu_;
     std::pair<std::string, std::string> ncu_display_;  // wrapper path -> what it runs, for the record
 };

@@ -37,8 +37,10 @@ struct ProfileOptions {
     // How findings name the candidate's source lines (the line info points at the build's copy of
     // it in the cache); empty: that copy's path.
     std::string source_name;
-    // Diagnose from counters ncu already recorded (a `--page raw` or `--metrics` CSV, base units)
-    // instead of counting now: no GPU needed. The candidate's SASS and ptxas still come from its build.
+    // Diagnose from counters already recorded instead of counting now: ncu's (a `--page raw` or
+    // `--metrics` CSV, base units) or a worker's counters reply (counters_reply_file, JSON; its
+    // traced call's timeline comes with it). No GPU needed. The candidate's SASS and ptxas still
+    // come from its build.
     std::filesystem::path ncu_csv;
     // Ceilings from this file (`kernelpro device --json` or its cache file) instead of this GPU's cache.
     std::filesystem::path ceilings_file;

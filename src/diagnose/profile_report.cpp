@@ -36,6 +36,7 @@ std::string cost_line(const ProfileReport& report) {
     std::vector<std::string> parts;
     for (const auto& [collector, seconds] : report.collector_seconds) parts.push_back(fmt::format("{} {:.1f} s", collector, seconds));
     if (!parts.empty()) out += " (" + joined(parts) + ")";
+    if (!report.timeline_source.empty()) out += "; timeline from the " + report.timeline_source;
     if (!report.cached.empty()) out += "; from the cache: " + joined(report.cached);
     return out + "\n";
 }
@@ -53,8 +54,13 @@ std::string render_profile_text(const ProfileReport& report) {
     out << "ceilings: " << report.ceilings_source << "\n";
     if (!report.environment_error.empty()) out << "note: " << report.environment_error << "\n";
     for (const auto& note : report.notes) out << "note: " << note << "\n";
+    const bool call_view = report.call && analysis::shows_more_than_one_kernel(*report.call);
+    if (call_view) out << "\n" << analysis::render_call_report(*report.call);
     for (const auto& k : report.kernels) {
         out << "\n";
+        if (call_view)
+            out << fmt::format("{} launch(es) of {}, {} of the call's kernel time:\n", k.launches, short_kernel_name(k.diagnosis.kernel_name),
+                               analysis::format_percent(k.call_share));
         if (k.roofline_known) out << analysis::render_terminal_report(k.diagnosis);
         else render_offline_kernel(out, k.diagnosis);
         if (!k.stage2_dropped.empty()) {
@@ -74,6 +80,11 @@ nlohmann::json profile_report_json(const ProfileReport& report) {
         j["roofline_known"] = k.roofline_known;
         j["stage2_tools"] = k.stage2_tools;
         j["stage2_dropped"] = k.stage2_dropped;
+        j["launches"] = k.launches;
+        j["grid"] = k.grid;
+        j["block"] = k.block;
+        j["call_seconds"] = k.call_seconds;
+        j["call_share"] = k.call_share;
         kernels.push_back(std::move(j));
     }
     return {{"schema", "kernelpro.profile/1"},
@@ -84,14 +95,17 @@ nlohmann::json profile_report_json(const ProfileReport& report) {
             {"environment_error", report.environment_error},
             {"notes", report.notes},
             {"kernels", kernels},
+            {"call", report.call ? analysis::to_json(*report.call) : nlohmann::json()},
             {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"cupti_runs", report.cupti_runs},
                       {"estimated_replay_passes", report.estimated_passes},
                       {"replay_passes", report.counted_passes > 0 ? nlohmann::json(report.counted_passes) : nlohmann::json()},
-                      {"collector_seconds", report.collector_seconds}, {"cached", report.cached}}},
+                      {"collector_seconds", report.collector_seconds}, {"cached", report.cached},
+                      {"timeline_source", report.timeline_source}}},
             {"commands", report.commands}};
 }
 
 std::string render_profile_feedback(const ProfileReport& report) {
+    if (report.call && analysis::shows_more_than_one_kernel(*report.call)) return analysis::render_call_feedback(*report.call);
     std::string out;
     for (const auto& k : report.kernels) out += analysis::render_llm_feedback(k.diagnosis);
     return out;

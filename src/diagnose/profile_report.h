@@ -4,11 +4,13 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/call_profile.h"
 #include "analysis/diagnosis.h"
 
 namespace kp::diagnose {
@@ -17,12 +19,19 @@ struct KernelDiagnosis {
     analysis::Diagnosis diagnosis;
     bool roofline_known = false;           // false: offline (SASS/ptxas only) diagnosis
     std::vector<std::string> stage2_tools, stage2_dropped;
+    // Its launches in one call (same function, grid and block; the diagnosis is the launch of
+    // median duration), their time together and their share of the call's kernel time.
+    int launches = 1;
+    std::string grid, block;
+    double call_seconds = 0;
+    double call_share = 0;
 };
 
 struct ProfileReport {
     std::string task, candidate;
     std::string library;                   // the built .so that was profiled
-    std::vector<KernelDiagnosis> kernels;  // by duration, longest first (offline: by name)
+    std::vector<KernelDiagnosis> kernels;  // one per kernel and configuration, by time in the call (offline: by name)
+    std::optional<analysis::CallProfile> call;  // shares and call-ranked findings; absent without kernel times
     std::string ceilings_source;           // "measured ..." or "datasheet ..."
     std::vector<std::string> notes;        // skipped collectors and why
     std::string environment_error;         // non-empty: a GPU stage could not run (exit 3)
@@ -33,6 +42,9 @@ struct ProfileReport {
     int counted_passes = 0;                // kernel replays as counted (ncu's profiler__replayer_passes, CUPTI's passes per kernel); 0: unknown
     std::map<std::string, double> collector_seconds;  // wall time per collector (sass overlaps ncu)
     std::vector<std::string> cached;       // collectors answered from the cache
+    // Where the call's timeline came from: "counters run" (one call traced in the worker's counters
+    // run, no run of its own), "traced run" (the worker again under libkp_timeline.so); "" none.
+    std::string timeline_source;
     std::vector<std::string> commands;     // ncu command lines that ran
 };
 

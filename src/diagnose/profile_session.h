@@ -20,6 +20,7 @@
 #include "diagnose/profile_options.h"
 #include "diagnose/profile_report.h"
 #include "diagnose/session_ceilings.h"
+#include "gpu/timeline.h"
 #include "profile/collector.h"
 #include "profile/ncu_collector.h"
 #include "profile/ptxas_report.h"
@@ -67,6 +68,12 @@ struct ProfileSession {
     std::optional<CounterCollection> counters;
     profile::NcuResult first_collection;
     std::vector<std::string> stage1_metrics;
+    // The call's timeline when the counters run traced it (or the recorded reply holds one), and
+    // the number of calls it holds; the timeline collector then needs no run of its own.
+    std::optional<gpu::Timeline> call_timeline;
+    int call_timeline_calls = 1;
+    // CUPTI's PC samples of one call, when the counters run took them (or the recorded reply holds them).
+    std::optional<profile::PcSampling> pc_sampling;
     bool all_tools_counted = false;        // every tool's counters are in hand already
     analysis::ProfilingPlan one_run_plan;  // their plan, when all_tools_counted
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/call_profile.h"
 #include "analysis/tool_registry.h"
 #include "eval/protocol.h"
 #include "eval/worker_client.h"
@@ -136,15 +137,54 @@ void sort_longest_first(ProfileSession& s) {
     });
 }
 
+namespace {
+
+double launch_seconds(const analysis::ProfileData& data) {
+    return data.metrics ? data.metrics->number("gpu__time_duration.sum").value_or(0) * 1e-9 : 0;
+}
+
+// The call's launches grouped by kernel and configuration (with the timeline's count of them when
+// the counters saw only the first few).
+std::vector<analysis::LaunchGroup> launch_groups(const ProfileSession& s) {
+    std::vector<analysis::KernelLaunch> launches;
+    for (const auto& data : s.kernels)
+        launches.push_back({data.kernel_name, data.metrics ? data.metrics->grid : "", data.metrics ? data.metrics->block : "",
+                            launch_seconds(data)});
+    auto groups = analysis::group_launches(launches);
+    for (const auto& data : s.kernels)
+        if (data.timeline) {
+            analysis::complete_from_timeline(groups, *data.timeline);
+            break;
+        }
+    return groups;
+}
+
+}  // namespace
+
 void diagnose_kernels(ProfileSession& s) {
-    for (size_t i = 0; i < s.kernels.size(); ++i) {
+    // Repeated launches of one kernel with one configuration are diagnosed once (the launch of
+    // median duration) and counted.
+    std::vector<analysis::CallKernel> call_kernels;
+    for (const analysis::LaunchGroup& g : launch_groups(s)) {
+        const size_t i = g.representative;
         KernelDiagnosis k = diagnose_kernel(s, s.kernels[i]);
         if (i < s.plans.size()) {
             k.stage2_tools = s.plans[i].tools;
             k.stage2_dropped = s.plans[i].dropped;
         }
+        k.launches = g.launches;
+        k.grid = g.grid;
+        k.block = g.block;
+        k.call_seconds = g.seconds;
+        call_kernels.push_back({k.diagnosis.kernel_name, g.grid, g.block, g.launches, g.seconds, 0});
         s.report.kernels.push_back(std::move(k));
     }
+    const bool timed = std::any_of(call_kernels.begin(), call_kernels.end(), [](const auto& k) { return k.seconds > 0; });
+    if (!timed) return;
+    std::vector<const analysis::Diagnosis*> diagnoses;
+    for (const auto& k : s.report.kernels) diagnoses.push_back(&k.diagnosis);
+    s.report.call = analysis::profile_call(call_kernels, diagnoses);
+    for (auto& k : s.report.kernels) k.call_share = s.report.call->gpu_seconds > 0 ? k.call_seconds / s.report.call->gpu_seconds : 0;
 }
 
 ProfileReport offline_report(ProfileSession& s, const std::string& why) {

@@ -36,6 +36,8 @@ nlohmann::json to_json(const WorkerRequest& r) {
             {"counter_metrics", r.counter_metrics},
             {"counters_library", r.counters_library},
             {"max_kernels", r.max_kernels},
+            {"trace_calls", r.trace_calls},
+            {"pc_sampling", r.pc_sampling},
             {"variant", {{"poison_a", r.variant.poison_a}, {"poison_b", r.variant.poison_b}, {"layout", r.variant.layout}}},
             {"sandbox", sandbox::to_json(r.sandbox)},
             {"nonce", r.nonce}};
@@ -59,6 +61,8 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
     r.counter_metrics = j.value("counter_metrics", std::vector<std::string>{});
     r.counters_library = j.value("counters_library", "");
     r.max_kernels = j.value("max_kernels", r.max_kernels);
+    r.trace_calls = j.value("trace_calls", r.trace_calls);
+    r.pc_sampling = j.value("pc_sampling", r.pc_sampling);
     if (j.contains("variant") && j["variant"].is_object()) {
         const auto& v = j["variant"];
         r.variant.poison_a = v.value("poison_a", r.variant.poison_a);

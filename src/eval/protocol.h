@@ -73,6 +73,12 @@ struct WorkerRequest {
     std::vector<std::string> counter_metrics;
     std::string counters_library;
     int max_kernels = 16;
+    // profile_counters: then this many calls traced with CUPTI's activity API (the call's
+    // timeline, in the reply's "timeline"); 0: none.
+    int trace_calls = 0;
+    // profile_counters: then one call under CUPTI's PC sampling (stall reasons per PC, in the
+    // reply's "pc_sampling").
+    bool pc_sampling = false;
     EvaluationVariant variant;
     // The sandbox around candidate code (run_worker fills in the scratch folder and the layers
     // KERNELPRO_SANDBOX_DISABLE turns off when left empty).

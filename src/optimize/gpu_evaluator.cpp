@@ -127,14 +127,19 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
     if (report->timing.is_object() && report->timing.contains("roofline_floor"))
         outcome.details["roofline_model"] = roofline_model_json(task_, report->timing["roofline_floor"]);
     if (profile_options_ && outcome.correct() && report->candidate_build) {
-        auto diagnosis = diagnose::profile_candidate(task_, *report->candidate_build, *profile_options_);
-        if (diagnosis.ok()) {
-            outcome.roofline_class = std::string(analysis::to_string(diagnosis->roofline.kind));
-            outcome.findings = diagnosis->findings;
-            outcome.findings_summary = analysis::render_llm_feedback(*diagnosis);
-            outcome.profiles["diagnosis"] = analysis::to_json(*diagnosis);
+        // The main (longest) kernel's findings for the tuner; the LLM reads the call's feedback
+        // (every kernel's share and the findings ranked on the whole call when it has several).
+        auto profiled = diagnose::profile_candidate_report(task_, *report->candidate_build, *profile_options_);
+        if (profiled.ok() && !profiled->kernels.empty()) {
+            const analysis::Diagnosis& diagnosis = profiled->kernels.front().diagnosis;
+            outcome.roofline_class = std::string(analysis::to_string(diagnosis.roofline.kind));
+            outcome.findings = diagnosis.findings;
+            outcome.findings_summary = diagnose::render_profile_feedback(*profiled);
+            outcome.profiles["diagnosis"] = analysis::to_json(diagnosis);
         } else {
-            outcome.details["profile_error"] = diagnosis.error().message;
+            outcome.details["profile_error"] = !profiled.ok()                            ? profiled.error().message
+                                               : !profiled->environment_error.empty() ? profiled->environment_error
+                                                                                      : std::string("profile: no kernel was profiled");
         }
     }
     return outcome;

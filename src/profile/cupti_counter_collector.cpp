@@ -126,6 +126,24 @@ Result<CounterResult> counter_result_from_reply(const json& reply, const gpu::Oc
         if (i < launches.size()) add_launch_metrics(k, launches[i], device, limits, result.notes);
         result.kernels.push_back(std::move(k));
     }
+    if (reply.contains("timeline")) {
+        auto timeline = gpu::parse_timeline_json(reply["timeline"].dump());
+        if (timeline) {
+            result.timeline = std::move(*timeline);
+            result.traced_calls = reply["timeline"].value("calls", 1);
+        } else {
+            result.timeline_error = "the traced calls' timeline: " + timeline.error().message;
+        }
+    } else if (reply.contains("timeline_error")) {
+        result.timeline_error = reply["timeline_error"].get<std::string>();
+    }
+    if (reply.contains("pc_sampling")) {
+        auto sampling = pc_sampling_from_json(reply["pc_sampling"]);
+        if (sampling) result.pc_sampling = std::move(*sampling);
+        else result.pc_sampling_error = sampling.error().message;
+    } else if (reply.contains("pc_sampling_error")) {
+        result.pc_sampling_error = reply["pc_sampling_error"].get<std::string>();
+    }
     return result;
 }
 
@@ -153,7 +171,7 @@ CollectorCost CuptiCounterCollector::cost(const CounterRequest& request) const {
     const std::vector<std::string> counted = counted_metrics(request.metrics);
     CollectorCost c;
     c.replay_passes = estimate_ncu_replay_passes(counted, {}, false);
-    c.seconds = request.program_seconds + 0.3 + c.replay_passes * (request.call_seconds + 2e-3);
+    c.seconds = request.program_seconds + 0.3 + (c.replay_passes + request.trace_calls + (request.pc_sampling ? 1 : 0)) * (request.call_seconds + 2e-3);
     return c;
 }
 
@@ -163,7 +181,9 @@ Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& reque
     const std::string key = request.cache_key.empty()
                                 ? ""
                                 : CollectorCache::make_key({name(), request.cache_key, fmt::format("{}", fmt::join(counted, ",")),
-                                                            std::to_string(request.max_kernels)});
+                                                            std::to_string(request.max_kernels),
+                                                            "trace=" + std::to_string(request.trace_calls),
+                                                            request.pc_sampling ? "pcs" : "no-pcs"});
     if (cache_ && !key.empty() && !request.refresh_cache)
         if (auto text = cache_->load(key)) {
             json cached = json::parse(*text, nullptr, false);
@@ -178,6 +198,8 @@ Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& reque
     worker.counter_metrics = counted;
     worker.counters_library = request.counters_library.string();
     worker.max_kernels = request.max_kernels;
+    worker.trace_calls = request.trace_calls;
+    worker.pc_sampling = request.pc_sampling;
     WorkerOptions options;
     options.worker_executable = request.worker_executable;
     options.total_limit = request.timeout;

@@ -18,8 +18,10 @@
 #include "common/result.h"
 #include "eval/protocol.h"
 #include "gpu/occupancy.h"
+#include "gpu/timeline.h"
 #include "profile/collector.h"
 #include "profile/kernel_metrics.h"
+#include "profile/pc_samples.h"
 
 namespace kp::profile {
 
@@ -29,6 +31,8 @@ struct CounterRequest {
     std::filesystem::path worker_executable;
     std::filesystem::path counters_library;  // libkp_counters.so
     int max_kernels = 16;                  // kernel launches of one call
+    int trace_calls = 0;                   // then calls traced with CUPTI's activity API (the call's timeline)
+    bool pc_sampling = false;              // then one call under CUPTI's PC sampling
     gpu::OccupancyLimits limits = gpu::OccupancyLimits::sm90();  // per-resource occupancy limits
     std::string cache_key;                 // names the binary, its inputs and the GPU; empty = no caching
     bool refresh_cache = false;
@@ -42,6 +46,11 @@ struct CounterResult {
     int passes = 0;                        // replays of the whole call
     std::string chip;
     std::vector<std::string> notes;        // dropped ranges, occupancy cross-check, missing launch records
+    std::optional<gpu::Timeline> timeline; // the traced calls (trace_calls > 0), when the trace worked
+    int traced_calls = 0;
+    std::string timeline_error;            // why there is no timeline although one was asked for
+    std::optional<PcSampling> pc_sampling; // stall reasons per PC of one call (pc_sampling)
+    std::string pc_sampling_error;
     nlohmann::json reply;                  // the worker's raw answer (what the cache keeps)
     bool from_cache = false;
 };
@@ -53,7 +62,8 @@ std::vector<std::string> counted_metrics(const std::vector<std::string>& metrics
 
 // The worker's counters reply -> kernels with ncu's metric names: counters as counted; launch__*
 // from the launch record, with the per-resource occupancy limits from our calculator (the driver
-// gives only the overall figure, which the calculator is checked against: a mismatch is a note).
+// gives only the overall figure, which the calculator is checked against: a mismatch is a note);
+// the traced calls' timeline when the reply has one.
 Result<CounterResult> counter_result_from_reply(const nlohmann::json& reply, const gpu::OccupancyLimits& limits);
 
 // Offline (no GPU): how many passes `chip` ("GH100") needs for the counted metrics, and which it

@@ -1,5 +1,7 @@
-// `nvdisasm -c -g` text: SASS with "//## File "<path>", line N" comments. Gives file:line per
-// instruction so findings can cite source lines. Offsets are section-relative, like the -json ones.
+// `nvdisasm -c -g` (or `-gi`) text: SASS with "//## File "<path>", line N" comments. Gives file:line
+// per instruction so findings can cite source lines. With -gi, inlined code is preceded by its whole
+// stack ("line 84 inlined at "k.cu", line 11", then "k.cu", line 11): the last line, the outermost
+// caller, is the one kept. Offsets are section-relative, like the -json ones.
 #pragma once
 
 #include <cstdint>

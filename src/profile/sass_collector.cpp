@@ -92,7 +92,7 @@ SassCollector::SassCollector(std::string nvdisasm_path, std::string cuobjdump_pa
 Result<SassCollection> SassCollector::collect(const SassRequest& request) const {
     std::error_code ec;
     if (!fs::is_regular_file(request.binary, ec)) return make_error("SASS collector: no such file " + request.binary.string());
-    const std::string key = request.cache_key.empty() ? "" : CollectorCache::make_key({name(), request.cache_key});
+    const std::string key = request.cache_key.empty() ? "" : CollectorCache::make_key({name(), request.cache_key, "line-info-inline"});
     if (cache_ && !key.empty() && !request.refresh_cache) {
         if (auto hit = cache_->load(key)) {
             if (auto raw = deserialize(*hit)) {
@@ -140,7 +140,9 @@ Result<SassCollection> SassCollector::collect(const SassRequest& request) const 
     for (const fs::path& cubin : cubins) {
         auto json = run_tool({nvdisasm, "-json", cubin.string()}, request.timeout);
         if (!json) return make_error("nvdisasm -json: " + json.error().message);
-        auto lines = run_tool({nvdisasm, "-c", "-g", cubin.string()}, request.timeout);
+        // -gi: code inlined from a header (atomicAdd, __shfl_sync) is named by the candidate's line it
+        // was inlined at (the stack's last "//## File" line), the line a finding asks to change.
+        auto lines = run_tool({nvdisasm, "-c", "-gi", cubin.string()}, request.timeout);
         // Line info is a bonus: keep the SASS even when -g fails.
         raw.cubins.push_back({cubin.filename().string(), {std::move(*json), lines ? std::move(*lines) : std::string()}});
     }

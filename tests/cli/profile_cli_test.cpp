@@ -68,14 +68,14 @@ TEST(ProfileCommand, ListToolsJsonCarriesEveryMetric) {
 TEST(ProfileCommand, ListCollectorsNamesEveryRegisteredOne) {
     auto run = run_profile({"--list-collectors"});
     EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
-    for (const char* name : {"ncu", "source", "sass", "ptxas", "timeline", "occupancy"})
+    for (const char* name : {"ncu", "source", "pcsampling", "sass", "ptxas", "timeline", "occupancy"})
         EXPECT_NE(run.stdout_text.find(name), std::string::npos) << name << "\n" << run.stdout_text;
     EXPECT_NE(run.stdout_text.find("opt-in"), std::string::npos) << run.stdout_text;  // the source page
     auto json = run_profile({"--list-collectors", "--json"});
     EXPECT_EQ(json.exit_code, 0) << json.stderr_text;
     auto doc = nlohmann::json::parse(json.stdout_text);
     EXPECT_EQ(doc["schema"], "kernelpro.collectors/1");
-    EXPECT_EQ(doc["collectors"].size(), 6u);
+    EXPECT_EQ(doc["collectors"].size(), 7u);
 }
 
 TEST(ProfileCommand, UsageErrorsExitTwo) {

@@ -25,7 +25,7 @@ TEST(CollectorRegistry, EveryCollectorDeclaresItselfOnce) {
         EXPECT_NE(render_collector_list().find(std::string(c->name())), std::string::npos) << c->name();
         EXPECT_EQ(registry.default_names().count(std::string(c->name())) > 0, c->on_by_default()) << c->name();
     }
-    EXPECT_EQ(names, (std::set<std::string>{"ncu", "source", "sass", "ptxas", "timeline", "occupancy"}));
+    EXPECT_EQ(names, (std::set<std::string>{"ncu", "source", "pcsampling", "sass", "ptxas", "timeline", "occupancy"}));
     EXPECT_EQ(collector_list_json()["collectors"].size(), names.size());
     EXPECT_EQ(ProfileOptions().collectors, registry.default_names());
 }

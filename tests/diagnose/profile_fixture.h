@@ -31,6 +31,7 @@ struct Profiled {
     bool ok = false;
     std::string error;     // the library's error, when !ok
     nlohmann::json report; // kernelpro.profile/1
+    std::string text, feedback;  // the terminal report and the LLM feedback
 };
 
 // Options quiet by default; source_name is the candidate's path, as the command sets it.
@@ -58,6 +59,8 @@ inline Profiled profile_kernel(const std::string& task_dir, const std::string& c
     }
     out.ok = true;
     out.report = kp::diagnose::profile_report_json(*report);
+    out.text = kp::diagnose::render_profile_text(*report);
+    out.feedback = kp::diagnose::render_profile_feedback(*report);
     return out;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/tool_registry.h"
 #include "diagnose/collector.h"
 #include "diagnose/session_steps.h"
+#include "profile/cupti_counter_collector.h"
 #include "profile/ncu_collector.h"
 #include "profile/ncu_csv.h"
 
@@ -31,10 +32,33 @@ std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options,
     return options.tools.empty() ? analysis::default_tool_registry().for_class(kind) : tools_for(options);
 }
 
+// A worker's counters reply (--keep-counters), with the traced call's timeline when it holds one.
+Status load_recorded_reply(ProfileSession& s, const std::string& text) {
+    const fs::path& file = s.options.ncu_csv;
+    auto reply = nlohmann::json::parse(text, nullptr, false);
+    if (reply.is_discarded()) return make_error(file.string() + ": not JSON (a counters reply from --keep-counters, or an ncu CSV)");
+    auto result = profile::counter_result_from_reply(reply, s.ceilings.limits);
+    if (!result) return make_error(file.string() + ": " + result.error().message);
+    if (result->kernels.empty()) return make_error(file.string() + ": no kernel in it");
+    s.first_collection.kernels = std::move(result->kernels);
+    for (const auto& note : result->notes) s.report.notes.push_back(note);
+    if (result->timeline) {
+        s.call_timeline = std::move(*result->timeline);
+        s.call_timeline_calls = std::max(1, result->traced_calls);
+    }
+    if (result->pc_sampling) s.pc_sampling = std::move(result->pc_sampling);
+    s.report.notes.push_back("counters from " + file.string() + " (a worker's reply, not measured now; " +
+                             std::to_string(result->passes) + " replay passes when recorded)");
+    s.all_tools_counted = true;
+    return {};
+}
+
 Status load_recorded(ProfileSession& s) {
     const fs::path& csv = s.options.ncu_csv;
     auto text = read_text_file(csv);
     if (!text) return make_error("cannot read the ncu CSV: " + text.error().message);
+    if (text->find_first_not_of(" \t\r\n") != std::string::npos && (*text)[text->find_first_not_of(" \t\r\n")] == '{')
+        return load_recorded_reply(s, *text);
     auto parsed = profile::parse_ncu_csv(*text);
     if (!parsed) return make_error(csv.string() + ": " + parsed.error().message);
     if (parsed->empty()) return make_error(csv.string() + ": no kernel in it");
@@ -54,7 +78,8 @@ Status open_collection(ProfileSession& s) {
     WorkerRequest request = profile_request(s, 1);
     auto written = write_profile_request(request, kept.empty() ? s.scratch->path() / "request1.json" : fs::absolute(kept));
     if (!written) return written.error();
-    CounterTarget target{s.worker, std::move(request), *written, s.cache_key, s.refresh, s.ceilings.limits};
+    CounterTarget target{s.worker, std::move(request), *written, s.cache_key, s.refresh, s.ceilings.limits,
+                         s.plan.trace_the_call ? 1 : 0, s.plan.sample_pcs};
     auto opened = CounterCollection::open(s.options, std::move(target), s.cache, s.scratch->path(), s.report);
     if (!opened) return opened.error();
     s.counters.emplace(std::move(*opened));
@@ -76,6 +101,11 @@ Status collect_first(ProfileSession& s) {
     auto result = s.counters->collect(first.metrics, first.source_page);
     if (!result) return make_error("counters failed: " + result.error().message);
     s.first_collection = std::move(*result);
+    if (auto traced = s.counters->take_call_timeline()) {
+        s.call_timeline = std::move(traced->first);
+        s.call_timeline_calls = std::max(1, traced->second);
+    }
+    s.pc_sampling = s.counters->take_pc_sampling();
     return {};
 }
 

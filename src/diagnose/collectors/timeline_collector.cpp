@@ -1,7 +1,9 @@
-// "timeline": the call's CUPTI activity trace, the worker again for `timeline_iterations` calls
-// under libkp_timeline.so. Host gaps and launch overhead only exist between launches, so it runs
-// when the counters saw two or more kernels in a call, when no counters were collected to say,
-// or when it was asked for by name.
+// "timeline": the call's CUPTI activity trace. By default the worker's counters run traces one call
+// itself (after its replay passes, through libkp_counters.so: no second worker); without it (ncu
+// counted, an older library, the trace failed) the worker runs again for `timeline_iterations`
+// calls under libkp_timeline.so. Host gaps and launch overhead only exist between launches, so it
+// is used when the counters saw two or more kernels in a call, when no counters were collected to
+// say, or when it was asked for by name.
 #include <cstdint>
 
 #include "diagnose/collector.h"
@@ -66,22 +68,34 @@ public:
     std::vector<CollectorStage> stages() const override { return {CollectorStage::call}; }
     bool needs_gpu() const override { return true; }
     profile::CollectorCost declared_cost() const override { return profile::TimelineCollector({}).cost({}); }
+    void configure(CollectionPlan& plan) const override { plan.trace_the_call = true; }
 
     Status collect(CollectorStage, ProfileSession& s) const override {
-        if (!s.gpu_ready) return {};
+        if (!s.gpu_ready && !s.call_timeline) return {};
         const bool asked = s.options.named_collectors.count(std::string(name())) > 0;
         if (!asked && s.plan.counters && s.kernels.size() < 2) {
             s.report.notes.push_back("timeline: skipped, one kernel launch per call (ask with --collectors ...,timeline)");
             return {};
         }
-        auto traced = trace_the_call(s);
+        // The counters run's trace holds its traced calls; a run of its own also the warm-up call.
+        int calls = s.call_timeline_calls;
+        std::optional<gpu::Timeline> traced = std::move(s.call_timeline);
+        s.call_timeline.reset();
+        std::string source = "counters run";
+        if (!traced) {
+            if (!s.gpu_ready) return {};
+            traced = trace_the_call(s);
+            calls = s.options.timeline_iterations + 1;
+            source = "traced run";
+        }
         if (!traced) return {};
+        ChargeTime charge{s.report.collector_seconds["timeline"]};
+        s.report.timeline_source = source;
         if (!keep_the_candidates_work(*traced)) {
             s.report.notes.push_back("timeline: no kernel of the candidate in the trace");
             return {};
         }
-        // The trace holds the warm-up call too: iterations + 1 calls.
-        auto summary = gpu::summarize_timeline(*traced, s.options.timeline_iterations + 1);
+        auto summary = gpu::summarize_timeline(*traced, calls);
         if (s.kernels.empty())
             s.kernels.push_back(kernel_data(s, s.entry_kernels.empty() ? std::string("candidate") : s.entry_kernels.front()));
         for (auto& data : s.kernels) data.timeline = summary;

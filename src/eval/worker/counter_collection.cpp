@@ -40,6 +40,49 @@ int call_pass(void* user) {
     }
 }
 
+// The call's timeline from the same library, after the counters (outside every replay pass): a
+// failure is the reply's "timeline_error", and the profile falls back to a separate traced run.
+void add_call_trace(const WorkerRequest& request, const gpu::DynamicLibrary& library, PassContext& context, nlohmann::json& reply) {
+    decltype(&kp_counters_trace) trace = nullptr;
+    decltype(&kp_counters_free) release = nullptr;
+    if (!library.bind(trace, "kp_counters_trace") || !library.bind(release, "kp_counters_free")) {
+        reply["timeline_error"] = "this counters library cannot trace (no kp_counters_trace)";
+        return;
+    }
+    nlohmann::json ask = {{"calls", request.trace_calls}};
+    char* text = trace(ask.dump().c_str(), prepare_pass, call_pass, &context);
+    if (context.failure) {
+        release(text);
+        std::rethrow_exception(context.failure);
+    }
+    nlohmann::json timeline = nlohmann::json::parse(text ? text : "null", nullptr, false);
+    release(text);
+    if (!timeline.is_object()) reply["timeline_error"] = "the counters library answered no trace";
+    else if (timeline.contains("error")) reply["timeline_error"] = timeline["error"];
+    else reply["timeline"] = std::move(timeline);
+}
+
+// Stall reasons per PC of one more call, from the same library: a failure is "pc_sampling_error"
+// (the findings then have no line evidence).
+void add_pc_sampling(const gpu::DynamicLibrary& library, PassContext& context, nlohmann::json& reply) {
+    decltype(&kp_counters_sample_pcs) sample = nullptr;
+    decltype(&kp_counters_free) release = nullptr;
+    if (!library.bind(sample, "kp_counters_sample_pcs") || !library.bind(release, "kp_counters_free")) {
+        reply["pc_sampling_error"] = "this counters library cannot sample PCs (no kp_counters_sample_pcs)";
+        return;
+    }
+    char* text = sample("{}", prepare_pass, call_pass, &context);
+    if (context.failure) {
+        release(text);
+        std::rethrow_exception(context.failure);
+    }
+    nlohmann::json samples = nlohmann::json::parse(text ? text : "null", nullptr, false);
+    release(text);
+    if (!samples.is_object()) reply["pc_sampling_error"] = "the counters library answered no samples";
+    else if (samples.contains("error")) reply["pc_sampling_error"] = samples["error"];
+    else reply["pc_sampling"] = std::move(samples);
+}
+
 }  // namespace
 
 nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
@@ -61,6 +104,8 @@ nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
     nlohmann::json reply = nlohmann::json::parse(text ? text : "null", nullptr, false);
     release(text);
     if (reply.is_discarded() || !reply.is_object()) return {{"error", "the counters library answered no JSON"}, {"stage", "reply"}};
+    if (request.trace_calls > 0 && !reply.contains("error")) add_call_trace(request, *library, context, reply);
+    if (request.pc_sampling && !reply.contains("error")) add_pc_sampling(*library, context, reply);
     return reply;
 }
 

@@ -29,6 +29,19 @@ typedef int (*kp_counters_step)(void* user);
 // or {"error": "...", "stage": "..."}; "unsupported": [...] names metrics this GPU cannot count.
 char* kp_counters_collect(const char* request_json, kp_counters_step prepare, kp_counters_step call, void* user);
 
+// The call's activity timeline, on the GPU of the current CUDA context: CUPTI's activity API on
+// for `calls` calls (each after `prepare`), then off. Request: {"calls": 1}. Reply: a
+// kernelpro.timeline.v1 document (kp::gpu::parse_timeline_json; runtime calls that only poll are
+// left out) with "calls", or {"error": "..."}. Outside any range-profiler pass.
+char* kp_counters_trace(const char* request_json, kp_counters_step prepare, kp_counters_step call, void* user);
+
+// PC sampling of one call (after `prepare`), kernel-serialized, every stall reason this GPU
+// samples. Request: {"sampling_period": 9} (2^9 cycles between samples per SM). Reply:
+//   {"sampling_period": 9, "total_samples": n, "dropped_samples": n,
+//    "pcs": [{"function": mangled, "pc_offset": n, "stalls": {"smsp__pcsamp_warps_issue_stalled_long_scoreboard": n, ...}}, ...]}
+// or {"error": "..."} (kp::profile::pc_sampling_from_json reads it).
+char* kp_counters_sample_pcs(const char* request_json, kp_counters_step prepare, kp_counters_step call, void* user);
+
 // No GPU needed: which of the metrics a chip can count and in how many passes. Request:
 //   {"chip": "GH100", "metrics": [...]}  ->  {"chip": ..., "passes": n, "unsupported": [...]} or {"error": ...}
 char* kp_counters_plan(const char* request_json);

@@ -5,23 +5,25 @@
 // synchronization record to $KP_TIMELINE_OUT as JSON when the program exits normally, or when
 // the program calls kp_timeline_flush() (kernelpro-worker does: it leaves with _exit, which skips
 // atexit handlers).
-// The format is parsed by kp::gpu::parse_timeline_json (src/gpu/timeline.h).
+// The format is parsed by kp::gpu::parse_timeline_json (src/gpu/timeline.h); the records become
+// JSON in src/gpu/activity (which leaves out runtime calls that only poll).
 #include <cupti.h>
-#include <cxxabi.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "gpu/activity/activity_records.h"
+
 namespace {
 
 using nlohmann::json;
+using kp::gpu::activity::cupti_error_text;
 
 constexpr std::size_t kBufferBytes = 8u << 20;  // CUPTI fills these; fewer, larger buffers drop less
 constexpr std::size_t kBufferAlignment = 8;
@@ -29,15 +31,7 @@ constexpr std::size_t kBufferAlignment = 8;
 // Collected records. Leaked on purpose: it must outlive static destructors, which may run before
 // the atexit handler that writes the file.
 struct Collector {
-    std::mutex mutex;
-    json kernels = json::array();
-    json memcpys = json::array();
-    json memsets = json::array();
-    json runtime_api = json::array();
-    json synchronizations = json::array();
-    json enabled_kinds = json::array();
-    json errors = json::array();
-    std::uint64_t dropped_records = 0;
+    kp::gpu::activity::TraceRecords records;
     bool written = false;
 };
 
@@ -47,136 +41,8 @@ Collector& collector() {
 }
 
 void note_error(const std::string& message) {
-    std::lock_guard<std::mutex> lock(collector().mutex);
-    collector().errors.push_back(message);
-}
-
-std::string cupti_error_text(CUptiResult result) {
-    const char* text = nullptr;
-    cuptiGetResultString(result, &text);
-    return text ? text : ("CUPTI error " + std::to_string(static_cast<int>(result)));
-}
-
-std::string demangle(const char* name) {
-    if (!name) return {};
-    int status = 0;
-    char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-    std::string result = (status == 0 && readable) ? readable : name;
-    std::free(readable);
-    return result;
-}
-
-// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": the version suffix is noise for readers.
-std::string runtime_api_name(CUpti_CallbackId id) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, id, &name) != CUPTI_SUCCESS || !name)
-        return "runtime_api_" + std::to_string(id);
-    std::string text = name;
-    auto suffix = text.rfind("_v");
-    if (suffix != std::string::npos && suffix + 2 < text.size() &&
-        text.find_first_not_of("0123456789", suffix + 2) == std::string::npos)
-        text.resize(suffix);
-    return text;
-}
-
-const char* memcpy_kind_name(std::uint8_t kind) {
-    switch (kind) {
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-        default: return "unknown";
-    }
-}
-
-const char* synchronization_type_name(CUpti_ActivitySynchronizationType type) {
-    switch (type) {
-        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "event_synchronize";
-        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "stream_wait_event";
-        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "stream_synchronize";
-        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "context_synchronize";
-        default: return "unknown";
-    }
-}
-
-json kernel_json(const CUpti_ActivityKernel10& k) {
-    return {{"name", k.name ? k.name : ""},
-            {"demangled_name", demangle(k.name)},
-            {"start_ns", k.start},
-            {"end_ns", k.end},
-            {"queued_ns", k.queued},
-            {"submitted_ns", k.submitted},
-            {"device", k.deviceId},
-            {"context", k.contextId},
-            {"stream", k.streamId},
-            {"correlation_id", k.correlationId},
-            {"grid", {k.gridX, k.gridY, k.gridZ}},
-            {"block", {k.blockX, k.blockY, k.blockZ}},
-            {"cluster", {k.clusterX, k.clusterY, k.clusterZ}},
-            {"registers_per_thread", k.registersPerThread},
-            {"static_shared_bytes", k.staticSharedMemory},
-            {"dynamic_shared_bytes", k.dynamicSharedMemory},
-            {"local_bytes_per_thread", k.localMemoryPerThread},
-            {"graph_node_id", k.graphNodeId}};
-}
-
-void record(const CUpti_Activity* activity) {
-    Collector& c = collector();
-    switch (activity->kind) {
-        case CUPTI_ACTIVITY_KIND_KERNEL:
-        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-            json entry = kernel_json(*reinterpret_cast<const CUpti_ActivityKernel10*>(activity));
-            std::lock_guard<std::mutex> lock(c.mutex);
-            c.kernels.push_back(std::move(entry));
-            break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMCPY: {
-            auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
-            json entry = {{"kind", memcpy_kind_name(m->copyKind)}, {"bytes", m->bytes},
-                          {"start_ns", m->start}, {"end_ns", m->end}, {"device", m->deviceId},
-                          {"context", m->contextId}, {"stream", m->streamId},
-                          {"correlation_id", m->correlationId}};
-            std::lock_guard<std::mutex> lock(c.mutex);
-            c.memcpys.push_back(std::move(entry));
-            break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMSET: {
-            auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(activity);
-            json entry = {{"bytes", m->bytes}, {"value", m->value}, {"start_ns", m->start},
-                          {"end_ns", m->end}, {"device", m->deviceId}, {"context", m->contextId},
-                          {"stream", m->streamId}, {"correlation_id", m->correlationId}};
-            std::lock_guard<std::mutex> lock(c.mutex);
-            c.memsets.push_back(std::move(entry));
-            break;
-        }
-        case CUPTI_ACTIVITY_KIND_RUNTIME: {
-            auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(activity);
-            json entry = {{"name", runtime_api_name(a->cbid)}, {"callback_id", a->cbid},
-                          {"start_ns", a->start}, {"end_ns", a->end},
-                          {"correlation_id", a->correlationId}, {"thread_id", a->threadId},
-                          {"return_value", a->returnValue}};
-            std::lock_guard<std::mutex> lock(c.mutex);
-            c.runtime_api.push_back(std::move(entry));
-            break;
-        }
-        case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-            auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(activity);
-            json entry = {{"type", synchronization_type_name(s->type)}, {"start_ns", s->start},
-                          {"end_ns", s->end}, {"context", s->contextId}, {"stream", s->streamId},
-                          {"correlation_id", s->correlationId}};
-            std::lock_guard<std::mutex> lock(c.mutex);
-            c.synchronizations.push_back(std::move(entry));
-            break;
-        }
-        default:
-            break;
-    }
+    std::lock_guard<std::mutex> lock(collector().records.mutex);
+    collector().records.errors.push_back(message);
 }
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
@@ -187,13 +53,7 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
 
 void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream_id, std::uint8_t* buffer, std::size_t,
                                std::size_t valid_size) {
-    CUpti_Activity* activity = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid_size, &activity) == CUPTI_SUCCESS) record(activity);
-    std::size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped) {
-        std::lock_guard<std::mutex> lock(collector().mutex);
-        collector().dropped_records += dropped;
-    }
+    kp::gpu::activity::add_buffer(collector().records, context, stream_id, buffer, valid_size);
     std::free(buffer);
 }
 
@@ -212,22 +72,12 @@ void write_timeline() {
     if (flushed != CUPTI_SUCCESS) note_error("cuptiActivityFlushAll: " + cupti_error_text(flushed));
 
     Collector& c = collector();
-    std::lock_guard<std::mutex> lock(c.mutex);
+    static std::mutex once;
+    std::lock_guard<std::mutex> lock(once);
     if (c.written) return;
     c.written = true;
-    std::uint32_t cupti_version = 0;
-    cuptiGetVersion(&cupti_version);
-    json document = {{"schema", "kernelpro.timeline.v1"},
-                     {"pid", ::getpid()},
-                     {"cupti_api_version", cupti_version},
-                     {"enabled_kinds", c.enabled_kinds},
-                     {"errors", c.errors},
-                     {"dropped_records", c.dropped_records},
-                     {"kernels", c.kernels},
-                     {"memcpys", c.memcpys},
-                     {"memsets", c.memsets},
-                     {"runtime_api", c.runtime_api},
-                     {"synchronizations", c.synchronizations}};
+    json document = kp::gpu::activity::trace_document(c.records);
+    document["pid"] = ::getpid();
     std::string path = output_path();
     std::string temp = path + ".tmp." + std::to_string(::getpid());
     {
@@ -246,7 +96,8 @@ void write_timeline() {
 void enable(CUpti_ActivityKind kind, const char* name, bool required) {
     CUptiResult result = cuptiActivityEnable(kind);
     if (result == CUPTI_SUCCESS) {
-        collector().enabled_kinds.push_back(name);
+        std::lock_guard<std::mutex> lock(collector().records.mutex);
+        collector().records.enabled_kinds.push_back(name);
         return;
     }
     std::string message = std::string("cuptiActivityEnable(") + name + "): " + cupti_error_text(result);

@@ -1,0 +1,59 @@
+// "pcsampling": CUPTI PC sampling of one call, taken by the worker in its counters run (after the
+// replay passes: no second worker, one more call, kernel-serialized): the warps' stall reasons per
+// PC, mapped to the candidate's source lines through nvdisasm's line info, so each finding can
+// quote the lines behind its cost (analysis/line_evidence.h). This collector asks the counters run
+// for the samples and hands each kernel its lines and the candidate's text.
+#include <sstream>
+
+#include "common/files.h"
+#include "diagnose/collector.h"
+#include "diagnose/session_steps.h"
+
+namespace kp::diagnose {
+
+namespace {
+
+std::vector<std::string> source_lines(const std::filesystem::path& file) {
+    std::vector<std::string> lines;
+    auto text = read_text_file(file);
+    if (!text) return lines;
+    std::istringstream in(*text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+class PcSamplingCollector final : public Collector {
+public:
+    std::string_view name() const override { return "pcsampling"; }
+    std::string_view provides() const override {
+        return "CUPTI PC sampling of one call in the counters run: stall reasons per source line, the lines findings quote";
+    }
+    std::vector<CollectorStage> stages() const override { return {CollectorStage::kernels}; }
+    bool needs_gpu() const override { return true; }
+    // No replay: one more call, serialized per kernel, plus CUPTI's set-up (estimated, not yet measured).
+    profile::CollectorCost declared_cost() const override { return {0, 0.2}; }
+    void configure(CollectionPlan& plan) const override { plan.sample_pcs = true; }
+
+    Status collect(CollectorStage, ProfileSession& s) const override {
+        if (!s.pc_sampling) return {};
+        ChargeTime charge{s.report.collector_seconds["pcsampling"]};
+        const std::vector<std::string> text = source_lines(s.build.source_copy);
+        for (auto& data : s.kernels) {
+            if (!data.sass_function) continue;
+            auto lines = profile::samples_by_line(*s.pc_sampling, *data.sass_function);
+            if (lines.samples == 0) continue;
+            data.line_samples = std::move(lines);
+            data.source_text = text;
+        }
+        if (s.pc_sampling->dropped_samples > 0)
+            s.report.notes.push_back("pc sampling: " + std::to_string(s.pc_sampling->dropped_samples) + " of " +
+                                     std::to_string(s.pc_sampling->total_samples) + " samples dropped");
+        return {};
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> make_pc_sampling_collector() { return std::make_unique<PcSamplingCollector>(); }
+
+}  // namespace kp::diagnose
