@@ -4,6 +4,9 @@
 // here, the counters and the traced call's timeline come from the reply.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "profile_fixture.h"
 
 using namespace kp::testing;
@@ -98,4 +101,18 @@ TEST(CallLevelProfile, RepeatedLaunchesAreOneKernelWithACount) {
     EXPECT_EQ(count_of(run.feedback, "launch_overhead"), 0u) << run.feedback;  // prose for the LLM, tool ids for code
     EXPECT_EQ(count_of(run.feedback, "kernel launches leave the GPU idle"), 1u) << run.feedback;
     EXPECT_NE(run.feedback.find("add_slice 100% (256 launches"), std::string::npos) << run.feedback;
+}
+
+// A JSON file that is no counters reply is one clear error, not a crash.
+TEST(CallLevelProfile, AMalformedReplyIsOneClearError) {
+    if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the candidate cannot be built";
+    const auto file = std::filesystem::temp_directory_path() / "kp-malformed-reply.json";
+    std::ofstream(file) << R"({"ranges": 3, "launches": []})";
+    kp::diagnose::ProfileOptions options;
+    options.ncu_csv = file;
+    options.ceilings_file = kCorpusFixtures + "ceilings.json";
+    auto run = profile_kernel(kCalls + "/task", kCalls + "/zero_then_atomic_sum.cu", options);
+    std::filesystem::remove(file);
+    EXPECT_FALSE(run.ok);
+    EXPECT_NE(run.error.find("kp-malformed-reply.json: not a counters reply"), std::string::npos) << run.error;
 }

@@ -37,7 +37,12 @@ Status load_recorded_reply(ProfileSession& s, const std::string& text) {
     const fs::path& file = s.options.ncu_csv;
     auto reply = nlohmann::json::parse(text, nullptr, false);
     if (reply.is_discarded()) return make_error(file.string() + ": not JSON (a counters reply from --keep-counters, or an ncu CSV)");
-    auto result = profile::counter_result_from_reply(reply, s.ceilings.limits);
+    Result<profile::CounterResult> result = make_error("");
+    try {  // a file written by hand may lack what a reply always has
+        result = profile::counter_result_from_reply(reply, s.ceilings.limits);
+    } catch (const nlohmann::json::exception& e) {
+        return make_error(file.string() + ": not a counters reply (" + e.what() + ")");
+    }
     if (!result) return make_error(file.string() + ": " + result.error().message);
     if (result->kernels.empty()) return make_error(file.string() + ": no kernel in it");
     s.first_collection.kernels = std::move(result->kernels);
@@ -57,7 +62,8 @@ Status load_recorded(ProfileSession& s) {
     const fs::path& csv = s.options.ncu_csv;
     auto text = read_text_file(csv);
     if (!text) return make_error("cannot read the ncu CSV: " + text.error().message);
-    if (text->find_first_not_of(" \t\r\n") != std::string::npos && (*text)[text->find_first_not_of(" \t\r\n")] == '{')
+    // A JSON object is a worker's reply; anything else ncu's CSV.
+    if (const auto first = text->find_first_not_of(" \t\r\n"); first != std::string::npos && (*text)[first] == '{')
         return load_recorded_reply(s, *text);
     auto parsed = profile::parse_ncu_csv(*text);
     if (!parsed) return make_error(csv.string() + ": " + parsed.error().message);
