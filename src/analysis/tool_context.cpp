@@ -28,6 +28,12 @@ std::optional<double> ToolContext::pipe_utilization(std::string_view pipe) const
     return std::clamp(*pct / 100.0, 0.0, 1.0);
 }
 
+std::optional<double> ToolContext::thread_instructions(std::string_view op) const {
+    const std::string suffix = "sass_thread_inst_executed_op_" + std::string(op) + "_pred_on";
+    if (auto v = metrics_.counter_sum("sm__" + suffix)) return v;
+    return metrics_.counter_sum("smsp__" + suffix);
+}
+
 ToolContext::SectorUse ToolContext::sector_use() const {
     SectorUse use;
     auto ld = metrics_.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");

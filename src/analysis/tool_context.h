@@ -36,6 +36,10 @@ public:
     std::optional<double> pipe_utilization(std::string_view pipe) const;
     static std::string pipe_metric(std::string_view pipe);
 
+    // Threads that executed an instruction kind ("ffma", "dadd", ...) with the predicate on, from
+    // sm__ (live runs) or smsp__ (the full set's raw page) sass_thread_inst_executed_op_<op>_pred_on.
+    std::optional<double> thread_instructions(std::string_view op) const;
+
     // Global-memory sector accounting from L1 (sectors moved vs. used).
     struct SectorUse {
         double load_sectors = 0, store_sectors = 0, local_sectors = 0;

@@ -20,6 +20,7 @@ std::vector<std::unique_ptr<MicroTool>> make_builtin_tools() {
     tools.push_back(make_launch_overhead_tool());
     tools.push_back(make_barrier_stalls_tool());
     tools.push_back(make_atomic_contention_tool());
+    tools.push_back(make_missing_data_reuse_tool());
     return tools;
 }
 

@@ -11,6 +11,7 @@ namespace {
 constexpr double kMinStallShare = 0.30;   // NVIDIA's CPIStall threshold: the stall is > 30% of CPI
 constexpr double kAchievableMemorySol = 0.80;
 constexpr double kRecoverableShare = 0.5;  // more ILP/warps rarely hides the whole stall
+constexpr double kHalfOccupancy = 0.5;     // occupancy_limit's target: Hopper hides most latency there
 
 class LongScoreboardLatencyTool final : public DescribedTool {
 public:
@@ -41,8 +42,14 @@ public:
         // the more specific cause and narrow_global_access says what to change; keep the rest.
         const double narrow = narrow_global_access_share(ctx).value_or(0.0);
         f.estimated_gain *= 1.0 - narrow;
+        // Too few warps resident to hide the latency (theoretical occupancy under half): the stalls
+        // are occupancy_limit's, which names the resource to free; keep the part that more warps
+        // (up to half the slots) would not hide.
+        const auto occupancy = low_theoretical_occupancy(ctx);
+        if (occupancy) f.estimated_gain *= *occupancy / kHalfOccupancy;
         if (f.estimated_gain <= 0) return std::nullopt;
         if (narrow > 0) f.evidence.push_back(text_evidence(Evidence::Kind::metric, "left to narrow_global_access", format_percent(narrow)));
+        if (occupancy) f.evidence.push_back(text_evidence(Evidence::Kind::metric, "left to occupancy_limit (theoretical occupancy)", format_percent(*occupancy)));
         const auto& m = ctx.metrics();
         f.evidence.push_back(metric_evidence("long-scoreboard share of stall cycles", *share));
         f.evidence.push_back(metric_evidence("memory speed-of-light fraction", memory_sol));

@@ -16,16 +16,30 @@ constexpr double kRemovableShare = 0.20;
 // without those, a guess of a tenth keeps such kernels under the 15% a healthy kernel may draw.
 constexpr double kUnknownRedundancy = 0.10;
 
+// The FMA pipe also runs integer multiply-adds (IMAD): when the SASS has more of them than FP32
+// math instructions, a saturated FMA pipe is doing index arithmetic, an overhead like the ALU's.
+bool fma_pipe_runs_integer_math(const ToolContext& ctx) {
+    const auto& sass = ctx.data().sass;
+    const auto& function = ctx.data().sass_function;
+    if (!sass || !function) return false;
+    int imad = 0;
+    for (const auto& i : function->instructions)
+        if (i.base_opcode() == "IMAD") ++imad;
+    return imad > sass->ffma + sass->fadd + sass->fmul;
+}
+
 class MathPipeSaturationTool final : public DescribedTool {
 public:
     MathPipeSaturationTool()
-        : DescribedTool("math_pipe_saturation", {RooflineClass::compute_bound, RooflineClass::balanced},
+        // Latency-bound too: the roofline sees only FLOP pipes and memory, so a kernel whose ALU pipe
+        // is saturated by integer index math (no FLOPs, memory half idle) reads as latency-bound.
+        : DescribedTool("math_pipe_saturation", {RooflineClass::compute_bound, RooflineClass::balanced, RooflineClass::latency_bound},
                         DataNeeds{{ToolContext::pipe_metric("fma"), ToolContext::pipe_metric("alu"), ToolContext::pipe_metric("fp64"),
                                    ToolContext::pipe_metric("xu"), ToolContext::pipe_metric("lsu")},
                                   false, false, false, false, false},
                         "busiest pipe (issue counters; tensor from the roofline's tensor SOL) >= 80% of its peak; "
-                        "gain = utilization x removable share: 0.2 for ALU/XU/LSU; for FMA/FP64/tensor the FLOPs beyond the "
-                        "task's minimum (0.1 if unknown)") {}
+                        "gain = utilization x removable share: 0.2 for ALU/XU/LSU and an FMA pipe running mostly IMAD; for "
+                        "FMA/FP64/tensor the FLOPs beyond the task's minimum (0.1 if unknown)") {}
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
         const std::array<std::pair<const char*, const char*>, 5> pipes = {{
@@ -51,7 +65,10 @@ public:
         Finding f;
         const std::string pipe = busiest;
         double removable = kRemovableShare;
-        if (pipe == "FMA" || pipe == "FP64" || pipe == "tensor") {
+        const bool integer_fma = pipe == "FMA" && fma_pipe_runs_integer_math(ctx);
+        if (integer_fma) {
+            f.evidence.push_back(text_evidence(Evidence::Kind::metric, "FMA pipe work (SASS)", "integer multiply-adds (IMAD) outnumber FP32 math"));
+        } else if (pipe == "FMA" || pipe == "FP64" || pipe == "tensor") {
             const FlopCounts& done = ctx.roofline().flops;
             const double executed = pipe == "FMA" ? done.fp32 : pipe == "FP64" ? done.fp64 : done.tensor;
             const auto& minimal = ctx.data().task.min_flops;
@@ -68,7 +85,10 @@ public:
         if (auto throttle = ctx.stall_share("math_pipe_throttle")) f.evidence.push_back(metric_evidence("math-pipe-throttle share of stalls", *throttle));
         f.summary = std::string("the ") + busiest + " pipe is saturated at " + format_percent(utilization) + " of its peak";
         f.remedies = {rewrite_only(pipe == "FP64" ? Rewrite::use_fp32 : pipe == "LSU" ? Rewrite::vectorize_accesses : Rewrite::cut_pipe_work)};
-        if (pipe == "FMA")
+        if (integer_fma)
+            f.guidance = "Cut the integer index arithmetic (hoist it out of loops, 32-bit instead of 64-bit indices, no division or "
+                         "modulo by run-time values: a 2D grid or precomputed reciprocals).";
+        else if (pipe == "FMA")
             f.guidance = "Cut FP32 instructions (hoist loop invariants, precompute reciprocals, reuse partial products) or move "
                          "matrix-shaped work to tensor cores.";
         else if (pipe == "FP64")

@@ -69,6 +69,9 @@ std::optional<double> narrow_global_access_share(const ToolContext& ctx) {
     double global_inst = m.get_or("smsp__sass_inst_executed_op_global_ld.sum", 0) + m.get_or("smsp__sass_inst_executed_op_global_st.sum", 0);
     auto all_inst = m.get("smsp__inst_executed.sum");
     if (all_inst && *all_inst > 0 && global_inst / *all_inst < kMinGlobalInstShare) return std::nullopt;
+    // Loads that re-read cached data many times over: the width is not what costs, reuse is
+    // (missing_data_reuse; issue 12's 7x7 stencil reading every neighbour from global drew 30% here).
+    if (cache_reuse_multiple(ctx)) return std::nullopt;
     return narrow;
 }
 

@@ -27,6 +27,13 @@ std::string main_limiter(const gpu::Occupancy& o) {
     return best;
 }
 
+std::optional<gpu::Occupancy> occupancy_of(const ToolContext& ctx) {
+    std::optional<gpu::Occupancy> info = ctx.data().occupancy;
+    if (!info && ctx.data().metrics) info = occupancy_from_metrics(*ctx.data().metrics, ctx.data().ceilings);
+    if (!info || info->max_warps_per_sm <= 0) return std::nullopt;
+    return info;
+}
+
 class OccupancyLimitTool final : public DescribedTool {
 public:
     OccupancyLimitTool()
@@ -43,9 +50,8 @@ public:
                         "gain = shortfall x 0.5") {}
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
-        std::optional<gpu::Occupancy> info = ctx.data().occupancy;
-        if (!info && ctx.data().metrics) info = occupancy_from_metrics(*ctx.data().metrics, ctx.data().ceilings);
-        if (!info || info->max_warps_per_sm <= 0) return std::nullopt;
+        auto info = occupancy_of(ctx);
+        if (!info) return std::nullopt;
         const double theoretical = info->theoretical_fraction();
         Finding f;
         if (theoretical > 0 && theoretical < kTargetOccupancy) {
@@ -87,6 +93,14 @@ public:
 };
 
 }  // namespace
+
+std::optional<double> low_theoretical_occupancy(const ToolContext& ctx) {
+    auto info = occupancy_of(ctx);
+    if (!info) return std::nullopt;
+    const double theoretical = info->theoretical_fraction();
+    if (theoretical <= 0 || theoretical >= kTargetOccupancy) return std::nullopt;
+    return theoretical;
+}
 
 std::unique_ptr<MicroTool> make_occupancy_limit_tool() { return std::make_unique<OccupancyLimitTool>(); }
 
