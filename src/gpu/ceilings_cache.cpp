@@ -51,8 +51,12 @@ DeviceCeilings complete_with_datasheet(DeviceCeilings measured) {
 ChosenCeilings ceilings_for_gpu(const std::filesystem::path& cache_root, const DeviceInfo& device, const std::string& driver_version) {
     const auto path = ceilings_cache_path(cache_root, device.name, driver_version);
     if (auto measured = read_ceilings_file(path)) return {complete_with_datasheet(std::move(*measured)), "measured (" + path.string() + ")"};
-    if (auto datasheet = datasheet_ceilings(device))
-        return {std::move(*datasheet), "datasheet (" + datasheet->label + "; run `kernelpro device` to measure " + device.name + ")"};
+    if (auto datasheet = datasheet_ceilings(device)) {
+        // The text first: the braced initializer moves the ceilings (and their label) out before
+        // it evaluates the second member.
+        std::string why = "datasheet (" + datasheet->label + "; run `kernelpro device` to measure " + device.name + ")";
+        return {std::move(*datasheet), std::move(why)};
+    }
     return {std::nullopt, "none: kernelpro has no datasheet for " + device.name +
                               " and its ceilings were not measured (run `kernelpro device`)"};
 }

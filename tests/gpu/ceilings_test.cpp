@@ -108,6 +108,9 @@ TEST(Ceilings, ChoiceIsMeasuredThenDatasheetThenNone) {
     ASSERT_TRUE(datasheet.ceilings);
     EXPECT_EQ(datasheet.ceilings->source, "datasheet");
     EXPECT_EQ(datasheet.source.rfind("datasheet", 0), 0u) << datasheet.source;
+    // The reason names the datasheet (its label), not an empty "datasheet (; ...)".
+    EXPECT_NE(datasheet.source.find("datasheet (" + datasheet.ceilings->label + ";"), std::string::npos) << datasheet.source;
+    EXPECT_FALSE(datasheet.ceilings->label.empty());
 
     DeviceCeilings measured;
     measured.source = "measured";
