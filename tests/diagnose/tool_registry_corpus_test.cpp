@@ -1,0 +1,144 @@
+// Every registered micro-profiling tool proven on counters recorded on the H200 (issue 12 item 2),
+// parametrized over the tool registry: each tool needs a flawed corpus kernel (manifest `expect`
+// = the tool) with recorded counters on which it ranks first, and a healthy one (`expect = "none"`)
+// on which, run even outside its roofline class, it stays at or under the kernel's max_gain. A
+// tool added without a corpus kernel fails here; one whose kernels are not recorded yet is
+// skipped with their names (until `scripts/gpu-check corpus` records them). Recorded counters: tests/fixtures/h200-corpus (written by
+// `scripts/gpu-check corpus` with KP_RECORD_DIR); manifest: tests/profile_corpus/manifest.toml.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "analysis/tool_registry.h"
+#include "profile_fixture.h"
+
+using namespace kp::testing;
+
+namespace {
+
+struct CorpusEntry {
+    std::string file, expect;
+    double max_gain = 0.15;
+    bool replayable = true;
+};
+
+std::string stem(const std::string& file) { return file.substr(0, file.size() - 3); }
+
+const std::vector<CorpusEntry>& manifest() {
+    static const std::vector<CorpusEntry> entries = [] {
+        std::vector<CorpusEntry> out;
+        auto table = toml::parse_file(kCorpus + "/manifest.toml");
+        if (auto* kernels = table["kernel"].as_array())
+            for (auto& node : *kernels) {
+                auto& k = *node.as_table();
+                out.push_back({k["file"].value_or(std::string()), k["expect"].value_or(std::string()), k["max_gain"].value_or(0.15),
+                               k["replayable"].value_or(true)});
+            }
+        return out;
+    }();
+    return entries;
+}
+
+bool recorded(const CorpusEntry& k) { return k.replayable && std::filesystem::exists(kCorpusFixtures + stem(k.file) + ".raw.csv"); }
+
+std::vector<std::string> registered_tools() {
+    std::vector<std::string> names;
+    for (const auto* tool : kp::analysis::default_tool_registry().all()) names.emplace_back(tool->name());
+    return names;
+}
+
+// The first kernel of a corpus kernel's profile replayed from its recorded counters, once per
+// kernel and mode (every_tool: every registered tool runs, whatever the roofline class).
+const nlohmann::json& replayed(const CorpusEntry& k, bool every_tool) {
+    static std::map<std::string, nlohmann::json> cache;
+    const std::string key = k.file + (every_tool ? "/all" : "/class");
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    kp::diagnose::ProfileOptions options;
+    options.ncu_csv = kCorpusFixtures + stem(k.file) + ".raw.csv";
+    options.ceilings_file = kCorpusFixtures + "ceilings.json";
+    if (every_tool) options.tools = registered_tools();
+    auto run = profile_kernel(kCorpus + "/task", kCorpus + "/" + k.file, options);
+    nlohmann::json kernel = nlohmann::json::object();
+    if (run.ok && !run.report["kernels"].empty()) kernel = run.report["kernels"][0];
+    else ADD_FAILURE() << k.file << ": " << run.error;
+    return cache.emplace(key, kernel).first->second;
+}
+
+std::string listing(const nlohmann::json& kernel) {
+    std::string out;
+    for (const auto& f : kernel.value("findings", nlohmann::json::array()))
+        out += "    " + f["tool"].get<std::string>() + " " + std::to_string(f["estimated_gain"].get<double>()) + "\n";
+    return out.empty() ? "    (no findings)\n" : out;
+}
+
+std::optional<double> gain_of(const nlohmann::json& kernel, const std::string& tool) {
+    for (const auto& f : kernel.value("findings", nlohmann::json::array()))
+        if (f["tool"] == tool) return f["estimated_gain"].get<double>();
+    return std::nullopt;
+}
+
+bool ran(const nlohmann::json& kernel, const std::string& tool) {
+    for (const auto& name : kernel.value("tools_run", nlohmann::json::array()))
+        if (name == tool) return true;
+    return false;
+}
+
+class EveryRegisteredTool : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(EveryRegisteredTool, RanksFirstOnARecordedFlawAndStaysQuietOnAHealthyKernel) {
+    if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the corpus kernels cannot be built";
+    if (!have_sass_tools()) GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the SASS tools cannot judge";
+    const std::string tool = GetParam();
+
+    std::string flawed_report;
+    int positives = 0, flawed_recorded = 0;
+    for (const auto& k : manifest()) {
+        if (k.expect != tool) continue;
+        if (!recorded(k)) {
+            flawed_report += "  " + k.file + ": " + (k.replayable ? "no recorded counters" : "not replayable from counters") + "\n";
+            continue;
+        }
+        ++flawed_recorded;
+        const auto& kernel = replayed(k, /*every_tool=*/false);
+        const auto& findings = kernel.value("findings", nlohmann::json::array());
+        const bool first = !findings.empty() && findings[0]["tool"] == tool;
+        positives += first;
+        flawed_report += "  " + k.file + (first ? ": first\n" : ": not first\n" + listing(kernel));
+    }
+    // A tool with no corpus kernel at all fails; one whose kernels are written but not yet recorded
+    // on a GPU is skipped, saying which (recording them turns the skip into the real check).
+    ASSERT_FALSE(flawed_report.empty()) << tool << " has no flawed kernel in tests/profile_corpus/manifest.toml (expect = \"" << tool
+                                        << "\"): write one whose only flaw it names, and record its counters (scripts/gpu-check corpus)";
+    if (flawed_recorded == 0)
+        GTEST_SKIP() << tool << ": its corpus kernels have no recorded counters yet (scripts/gpu-check corpus, KP_RECORD_DIR):\n"
+                     << flawed_report;
+    EXPECT_GE(positives, 1) << tool << " ranks first on no recorded flawed kernel of tests/profile_corpus/manifest.toml ("
+                            << flawed_recorded << " recorded):\n" << flawed_report
+                            << "write one whose only flaw it names, and record its counters (scripts/gpu-check corpus)";
+
+    std::string healthy_report;
+    int quiet = 0;
+    for (const auto& k : manifest()) {
+        if (k.expect != "none" || !recorded(k)) continue;
+        const auto& kernel = replayed(k, /*every_tool=*/true);
+        if (!ran(kernel, tool)) {
+            healthy_report += "  " + k.file + ": did not run (its data is missing)\n";
+            continue;
+        }
+        const double gain = gain_of(kernel, tool).value_or(0.0);
+        quiet += gain <= k.max_gain;
+        healthy_report += "  " + k.file + ": " + std::to_string(gain) + " (max " + std::to_string(k.max_gain) + ")\n";
+    }
+    EXPECT_GE(quiet, 1) << tool << " stays under its max_gain on no recorded healthy kernel:\n"
+                        << (healthy_report.empty() ? "  (no healthy kernel recorded)\n" : healthy_report);
+}
+
+INSTANTIATE_TEST_SUITE_P(H200Corpus, EveryRegisteredTool, ::testing::ValuesIn(registered_tools()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
