@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu/activity/activity_records.h"
+#include "gpu/counters/c_reply.h"
 
 namespace {
 
@@ -98,24 +99,17 @@ json trace(const json& request, kp_counters_step prepare, kp_counters_step call,
     return document;
 }
 
-char* to_c_string(const json& j) {
-    std::string text = j.dump();
-    char* out = static_cast<char*>(std::malloc(text.size() + 1));
-    if (out) std::memcpy(out, text.c_str(), text.size() + 1);
-    return out;
-}
-
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) char* kp_counters_trace(const char* request_json, kp_counters_step prepare,
                                                                           kp_counters_step call, void* user) {
     try {
-        return to_c_string(trace(json::parse(request_json ? request_json : "{}"), prepare, call, user));
+        return kp::gpu::counters::to_c_string(trace(json::parse(request_json ? request_json : "{}"), prepare, call, user));
     } catch (const TraceError& e) {
         g_records = nullptr;
-        return to_c_string({{"error", e.message}});
+        return kp::gpu::counters::to_c_string({{"error", e.message}});
     } catch (const std::exception& e) {
         g_records = nullptr;
-        return to_c_string({{"error", e.what()}});
+        return kp::gpu::counters::to_c_string({{"error", e.what()}});
     }
 }

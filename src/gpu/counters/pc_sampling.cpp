@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu/dynamic_library.h"
+#include "gpu/counters/c_reply.h"
 
 namespace {
 
@@ -180,22 +181,15 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
     return reply;
 }
 
-char* to_c_string(const json& j) {
-    std::string text = j.dump();
-    char* out = static_cast<char*>(std::malloc(text.size() + 1));
-    if (out) std::memcpy(out, text.c_str(), text.size() + 1);
-    return out;
-}
-
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) char* kp_counters_sample_pcs(const char* request_json, kp_counters_step prepare,
                                                                                kp_counters_step call, void* user) {
     try {
-        return to_c_string(sample(json::parse(request_json ? request_json : "{}"), prepare, call, user));
+        return kp::gpu::counters::to_c_string(sample(json::parse(request_json ? request_json : "{}"), prepare, call, user));
     } catch (const SamplingError& e) {
-        return to_c_string({{"error", e.message}});
+        return kp::gpu::counters::to_c_string({{"error", e.message}});
     } catch (const std::exception& e) {
-        return to_c_string({{"error", e.what()}});
+        return kp::gpu::counters::to_c_string({{"error", e.what()}});
     }
 }

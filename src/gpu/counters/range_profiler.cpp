@@ -24,6 +24,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include "gpu/counters/c_reply.h"
 
 namespace {
 
@@ -91,13 +92,6 @@ const DriverApi& driver() {
 }
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-char* to_c_string(const json& j) {
-    std::string text = j.dump();
-    char* out = static_cast<char*>(std::malloc(text.size() + 1));
-    if (out) std::memcpy(out, text.c_str(), text.size() + 1);
-    return out;
-}
 
 std::vector<const char*> c_names(const std::vector<std::string>& names) {
     std::vector<const char*> out;
@@ -473,11 +467,11 @@ json collect(const json& request, kp_counters_step prepare, kp_counters_step cal
 
 extern "C" __attribute__((visibility("default"))) char* kp_counters_collect(const char* request_json, kp_counters_step prepare, kp_counters_step call, void* user) {
     try {
-        return to_c_string(collect(json::parse(request_json ? request_json : ""), prepare, call, user));
+        return kp::gpu::counters::to_c_string(collect(json::parse(request_json ? request_json : ""), prepare, call, user));
     } catch (const CountersError& e) {
-        return to_c_string({{"error", e.what()}, {"stage", e.stage}});
+        return kp::gpu::counters::to_c_string({{"error", e.what()}, {"stage", e.stage}});
     } catch (const std::exception& e) {
-        return to_c_string({{"error", e.what()}, {"stage", "request"}});
+        return kp::gpu::counters::to_c_string({{"error", e.what()}, {"stage", "request"}});
     }
 }
 
@@ -486,13 +480,13 @@ extern "C" __attribute__((visibility("default"))) char* kp_counters_plan(const c
         json request = json::parse(request_json ? request_json : "");
         const std::string chip = request.at("chip").get<std::string>();
         const auto metrics = request.at("metrics").get<std::vector<std::string>>();
-        if (metrics.empty()) return to_c_string({{"error", "no metrics asked for"}});
+        if (metrics.empty()) return kp::gpu::counters::to_c_string({{"error", "no metrics asked for"}});
         PlannedConfig planned = plan(chip, metrics, nullptr);
         json reply = {{"chip", chip}, {"unsupported", planned.unsupported}};
         if (planned.config) reply["passes"] = planned.config->passes();
-        return to_c_string(reply);
+        return kp::gpu::counters::to_c_string(reply);
     } catch (const std::exception& e) {
-        return to_c_string({{"error", e.what()}});
+        return kp::gpu::counters::to_c_string({{"error", e.what()}});
     }
 }
 
