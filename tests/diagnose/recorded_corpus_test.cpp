@@ -5,33 +5,12 @@
 // (tests/profile_corpus/manifest.toml).
 #include <gtest/gtest.h>
 
-#include <toml++/toml.h>
-
+#include "corpus_manifest.h"
 #include "profile_fixture.h"
 
 using namespace kp::testing;
 
 namespace {
-
-struct CorpusKernel {
-    std::string file, expect;
-    double max_gain = 0.15;
-    bool replayable = true;  // false: judged from what recorded counters do not carry (the call's timeline)
-};
-
-std::vector<CorpusKernel> corpus_manifest() {
-    std::vector<CorpusKernel> out;
-    auto table = toml::parse_file(kCorpus + "/manifest.toml");
-    if (auto* kernels = table["kernel"].as_array())
-        for (auto& node : *kernels) {
-            auto& k = *node.as_table();
-            out.push_back({k["file"].value_or(std::string()), k["expect"].value_or(std::string()), k["max_gain"].value_or(0.15),
-                           k["replayable"].value_or(true)});
-        }
-    return out;
-}
-
-std::string stem(const std::string& file) { return file.substr(0, file.size() - 3); }
 
 std::string listing(const nlohmann::json& findings) {
     std::string out;
@@ -49,11 +28,11 @@ TEST_P(RecordedCorpus, RightToolRanksFirst) {
     if (!have_sass_tools()) GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the SASS tools cannot judge";
     if (!k.replayable) GTEST_SKIP() << k.file << " is judged from the call's CUPTI timeline, which recorded counters do not carry "
                                     << "(scripts/profile-corpus-check judges it on the GPU)";
-    if (!std::filesystem::exists(kCorpusFixtures + stem(k.file) + ".raw.csv"))
+    if (!std::filesystem::exists(recorded_counters(k)))
         GTEST_SKIP() << "no counters recorded for " << k.file << " yet: run `scripts/gpu-check device corpus` on a GPU and copy "
-                     << "recorded/" << stem(k.file) << ".raw.csv from its reports.tgz into tests/fixtures/h200-corpus";
+                     << "recorded/" << corpus_stem(k.file) << ".raw.csv from its reports.tgz into tests/fixtures/h200-corpus";
     kp::diagnose::ProfileOptions options;
-    options.ncu_csv = kCorpusFixtures + stem(k.file) + ".raw.csv";
+    options.ncu_csv = recorded_counters(k);
     options.ceilings_file = kCorpusFixtures + "ceilings.json";
     auto run = profile_kernel(kCorpus + "/task", kCorpus + "/" + k.file, options);
     ASSERT_TRUE(run.ok) << run.error;
@@ -83,7 +62,7 @@ TEST_P(RecordedCorpus, RightToolRanksFirst) {
 }
 
 INSTANTIATE_TEST_SUITE_P(H200, RecordedCorpus, ::testing::ValuesIn(corpus_manifest()),
-                         [](const ::testing::TestParamInfo<CorpusKernel>& info) { return stem(info.param.file); });
+                         [](const ::testing::TestParamInfo<CorpusKernel>& info) { return corpus_stem(info.param.file); });
 
 // With datasheet ceilings the scalar copy reads as latency-bound (DRAM 54% of the 4.8 TB/s
 // datasheet peak) and warps wait on long scoreboard; the narrow 32-bit accesses are the cause, so

@@ -11,39 +11,20 @@
 #include <string>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "analysis/tool_registry.h"
+#include "corpus_manifest.h"
 #include "profile_fixture.h"
 
 using namespace kp::testing;
 
 namespace {
 
-struct CorpusEntry {
-    std::string file, expect;
-    double max_gain = 0.15;
-    bool replayable = true;
-};
-
-std::string stem(const std::string& file) { return file.substr(0, file.size() - 3); }
-
-const std::vector<CorpusEntry>& manifest() {
-    static const std::vector<CorpusEntry> entries = [] {
-        std::vector<CorpusEntry> out;
-        auto table = toml::parse_file(kCorpus + "/manifest.toml");
-        if (auto* kernels = table["kernel"].as_array())
-            for (auto& node : *kernels) {
-                auto& k = *node.as_table();
-                out.push_back({k["file"].value_or(std::string()), k["expect"].value_or(std::string()), k["max_gain"].value_or(0.15),
-                               k["replayable"].value_or(true)});
-            }
-        return out;
-    }();
+const std::vector<CorpusKernel>& manifest() {
+    static const std::vector<CorpusKernel> entries = corpus_manifest();
     return entries;
 }
 
-bool recorded(const CorpusEntry& k) { return k.replayable && std::filesystem::exists(kCorpusFixtures + stem(k.file) + ".raw.csv"); }
+bool recorded(const CorpusKernel& k) { return k.replayable && std::filesystem::exists(recorded_counters(k)); }
 
 std::vector<std::string> registered_tools() {
     std::vector<std::string> names;
@@ -53,13 +34,13 @@ std::vector<std::string> registered_tools() {
 
 // The first kernel of a corpus kernel's profile replayed from its recorded counters, once per
 // kernel and mode (every_tool: every registered tool runs, whatever the roofline class).
-const nlohmann::json& replayed(const CorpusEntry& k, bool every_tool) {
+const nlohmann::json& replayed(const CorpusKernel& k, bool every_tool) {
     static std::map<std::string, nlohmann::json> cache;
     const std::string key = k.file + (every_tool ? "/all" : "/class");
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
     kp::diagnose::ProfileOptions options;
-    options.ncu_csv = kCorpusFixtures + stem(k.file) + ".raw.csv";
+    options.ncu_csv = recorded_counters(k);
     options.ceilings_file = kCorpusFixtures + "ceilings.json";
     if (every_tool) options.tools = registered_tools();
     auto run = profile_kernel(kCorpus + "/task", kCorpus + "/" + k.file, options);

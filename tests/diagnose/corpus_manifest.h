@@ -1,0 +1,39 @@
+// The profiling corpus's manifest (tests/profile_corpus/manifest.toml) as the recorded-corpus
+// tests read it: each kernel's file, the tool expected first ("none" for a healthy kernel), the
+// largest gain a healthy kernel may draw, and whether recorded counters can judge it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "profile_fixture.h"
+
+namespace kp::testing {
+
+struct CorpusKernel {
+    std::string file, expect;
+    double max_gain = 0.15;
+    bool replayable = true;  // false: judged from what recorded counters do not carry (the call's timeline)
+};
+
+inline std::vector<CorpusKernel> corpus_manifest() {
+    std::vector<CorpusKernel> out;
+    auto table = toml::parse_file(kCorpus + "/manifest.toml");
+    if (auto* kernels = table["kernel"].as_array())
+        for (auto& node : *kernels) {
+            auto& k = *node.as_table();
+            out.push_back({k["file"].value_or(std::string()), k["expect"].value_or(std::string()), k["max_gain"].value_or(0.15),
+                           k["replayable"].value_or(true)});
+        }
+    return out;
+}
+
+inline std::string corpus_stem(const std::string& file) { return file.substr(0, file.size() - 3); }
+
+// ncu's raw page recorded for the kernel (tests/fixtures/h200-corpus/<kernel>.raw.csv).
+inline std::string recorded_counters(const CorpusKernel& k) { return kCorpusFixtures + corpus_stem(k.file) + ".raw.csv"; }
+
+}  // namespace kp::testing
