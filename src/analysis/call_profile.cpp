@@ -73,6 +73,11 @@ CallProfile profile_call(std::vector<CallKernel> kernels, const std::vector<cons
         call.launches += k.launches;
     }
     for (auto& k : kernels) k.share = call.gpu_seconds > 0 ? k.seconds / call.gpu_seconds : 0;
+    for (const Diagnosis* d : diagnoses)
+        if (d && d->roofline.floor_seconds) {
+            call.floor_seconds = d->roofline.floor_seconds;
+            break;
+        }
 
     std::vector<CallFinding> findings;
     bool call_level_seen = false;

@@ -6,6 +6,7 @@
 // call itself (the timeline's launch overhead) are counted once, at their own gain.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,8 @@ struct CallProfile {
     int launches = 0;
     std::vector<CallKernel> kernels;   // by share, largest first
     std::vector<CallFinding> findings; // by call gain; never headed by a kernel under min_headline_share
+    // The task's roofline floor belongs to the whole call (every launch of it), not to one launch.
+    std::optional<double> floor_seconds;
 };
 
 struct CallProfileOptions {

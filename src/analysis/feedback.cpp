@@ -55,6 +55,15 @@ void write_evidence(std::ostringstream& out, const Finding& f, size_t limit) {
 
 }  // namespace
 
+namespace {
+// "; task floor 136 us: the call runs at 33% of the roofline" (the floor is the whole call's).
+std::string call_floor_text(const CallProfile& call) {
+    if (!call.floor_seconds || call.gpu_seconds <= 0) return "";
+    return "; task floor " + seconds_text(*call.floor_seconds) + ": the call runs at " +
+           format_percent(*call.floor_seconds / call.gpu_seconds) + " of the roofline";
+}
+}  // namespace
+
 bool shows_more_than_one_kernel(const CallProfile& call) {
     return call.kernels.size() > 1 || (call.kernels.size() == 1 && call.kernels.front().launches > 1);
 }
@@ -62,7 +71,7 @@ bool shows_more_than_one_kernel(const CallProfile& call) {
 std::string render_call_report(const CallProfile& call) {
     std::ostringstream out;
     out << "Call: " << call.launches << " kernel launch" << (call.launches == 1 ? "" : "es") << ", " << seconds_text(call.gpu_seconds)
-        << " of kernel time\n";
+        << " of kernel time" << call_floor_text(call) << "\n";
     for (const CallKernel& k : call.kernels) out << "  " << kernel_share_text(k, short_name(k.kernel_name)) << "\n";
     if (call.findings.empty()) {
         out << "Call findings: none above the gain floor\n";
@@ -89,13 +98,18 @@ nlohmann::json to_json(const CallProfile& call) {
         j["call_gain"] = f.call_gain;
         findings.push_back(std::move(j));
     }
-    return {{"gpu_seconds", call.gpu_seconds}, {"launches", call.launches}, {"kernels", kernels}, {"findings", findings}};
+    nlohmann::json j = {{"gpu_seconds", call.gpu_seconds}, {"launches", call.launches}, {"kernels", kernels}, {"findings", findings}};
+    if (call.floor_seconds && call.gpu_seconds > 0) {
+        j["floor_s"] = *call.floor_seconds;
+        j["fraction_of_floor"] = *call.floor_seconds / call.gpu_seconds;
+    }
+    return j;
 }
 
 std::string render_call_feedback(const CallProfile& call, const LlmFeedbackOptions& options) {
     std::ostringstream out;
     out << "Profile of the call: " << call.launches << " kernel launch" << (call.launches == 1 ? "" : "es") << ", "
-        << seconds_text(call.gpu_seconds) << " of GPU time:\n";
+        << seconds_text(call.gpu_seconds) << " of GPU time" << call_floor_text(call) << ":\n";
     for (const CallKernel& k : call.kernels) out << "- " << kernel_share_text(k, short_name(k.kernel_name)) << "\n";
     if (call.findings.empty()) {
         out << "No problem worth more than a few percent of the call's time was found.\n";

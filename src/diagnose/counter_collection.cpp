@@ -120,6 +120,9 @@ Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vecto
         report.cached.push_back(label);
     } else {
         report.cupti_runs++;
+        if (const auto& seconds = collected->reply.value("seconds", nlohmann::json::object()); seconds.is_object())
+            for (const auto& [phase, value] : seconds.items())
+                if (value.is_number() && phase != "total") report.worker_seconds[phase] += value.get<double>();
         report.estimated_passes += collector.cost(request).replay_passes;
         report.counted_passes += profile::counted_replay_passes(result.kernels);
         report.commands.push_back(fmt::format("{} (profile_counters: {} metrics through CUPTI's range profiler, {} passes{})",

@@ -36,6 +36,9 @@ std::string cost_line(const ProfileReport& report) {
     std::vector<std::string> parts;
     for (const auto& [collector, seconds] : report.collector_seconds) parts.push_back(fmt::format("{} {:.1f} s", collector, seconds));
     if (!parts.empty()) out += " (" + joined(parts) + ")";
+    std::vector<std::string> in_worker;
+    for (const auto& [phase, seconds] : report.worker_seconds) in_worker.push_back(fmt::format("{} {:.2f} s", phase, seconds));
+    if (!in_worker.empty()) out += "; in the counters worker: " + joined(in_worker);
     if (!report.timeline_source.empty()) out += "; timeline from the " + report.timeline_source;
     if (!report.cached.empty()) out += "; from the cache: " + joined(report.cached);
     return out + "\n";
@@ -61,8 +64,18 @@ std::string render_profile_text(const ProfileReport& report) {
         if (call_view)
             out << fmt::format("{} launch(es) of {}, {} of the call's kernel time:\n", k.launches, short_kernel_name(k.diagnosis.kernel_name),
                                analysis::format_percent(k.call_share));
-        if (k.roofline_known) out << analysis::render_terminal_report(k.diagnosis);
-        else render_offline_kernel(out, k.diagnosis);
+        if (k.roofline_known && call_view) {
+            // The task's floor is the call's (shown on its "Call:" line); against one launch of
+            // several it would read as a kernel running at thousands of percent of the roofline.
+            analysis::Diagnosis one = k.diagnosis;
+            one.roofline.floor_seconds.reset();
+            one.roofline.fraction_of_floor.reset();
+            out << analysis::render_terminal_report(one);
+        } else if (k.roofline_known) {
+            out << analysis::render_terminal_report(k.diagnosis);
+        } else {
+            render_offline_kernel(out, k.diagnosis);
+        }
         if (!k.stage2_dropped.empty()) {
             out << "  dropped for the budget:";
             for (const auto& t : k.stage2_dropped) out << " " << t;
@@ -99,7 +112,7 @@ nlohmann::json profile_report_json(const ProfileReport& report) {
             {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"cupti_runs", report.cupti_runs},
                       {"estimated_replay_passes", report.estimated_passes},
                       {"replay_passes", report.counted_passes > 0 ? nlohmann::json(report.counted_passes) : nlohmann::json()},
-                      {"collector_seconds", report.collector_seconds}, {"cached", report.cached},
+                      {"collector_seconds", report.collector_seconds}, {"worker_seconds", report.worker_seconds}, {"cached", report.cached},
                       {"timeline_source", report.timeline_source}}},
             {"commands", report.commands}};
 }

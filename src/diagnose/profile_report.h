@@ -41,6 +41,9 @@ struct ProfileReport {
     int estimated_passes = 0;              // replay passes, by our model (0 when all came from the cache)
     int counted_passes = 0;                // kernel replays as counted (ncu's profiler__replayer_passes, CUPTI's passes per kernel); 0: unknown
     std::map<std::string, double> collector_seconds;  // wall time per collector (sass overlaps ncu)
+    // Inside the counters worker (CUPTI): prepare (inputs, load, warm-up call), setup (CUPTI's),
+    // passes, decode, trace, pc_sampling; the rest of "counters" is the worker's start and CUDA context.
+    std::map<std::string, double> worker_seconds;
     std::vector<std::string> cached;       // collectors answered from the cache
     // Where the call's timeline came from: "counters run" (one call traced in the worker's counters
     // run, no run of its own), "traced run" (the worker again under libkp_timeline.so); "" none.

@@ -57,6 +57,17 @@ TEST(MathPipeSaturation, SaturatedAluIsOverheadWorthAFifth) {
     EXPECT_NEAR(f->estimated_gain, 0.2 * 0.9, 1e-9);
 }
 
-TEST(MathPipeSaturation, BelowEightyPercentIsNotSaturated) {
-    EXPECT_FALSE(diagnose(saturated("alu", 75, 1e12, std::nullopt)));
+// A FLOP pipe limits from 80%; below it the roofline already weighs its work.
+TEST(MathPipeSaturation, FlopPipeBelowEightyPercentIsNotSaturated) {
+    EXPECT_FALSE(diagnose(saturated("fma", 75, 2e12, 1e12)));
+}
+
+// An overhead pipe (no task FLOPs, invisible to the roofline) limits the kernel from the
+// roofline's own bound, 60%: issue 12's index arithmetic kept the XU pipe at 77%.
+TEST(MathPipeSaturation, OverheadPipeLimitsFromSixtyPercent) {
+    EXPECT_FALSE(diagnose(saturated("alu", 55, 1e12, std::nullopt)));
+    auto f = diagnose(saturated("alu", 75, 1e12, std::nullopt));
+    ASSERT_TRUE(f);
+    EXPECT_NEAR(f->estimated_gain, 0.2 * 0.75, 1e-9);
+    EXPECT_NE(f->summary.find("limits the kernel at 75%"), std::string::npos) << f->summary;
 }

@@ -16,7 +16,7 @@ namespace kp::testing {
 struct CorpusKernel {
     std::string file, expect;
     double max_gain = 0.15;
-    bool replayable = true;  // false: judged from what recorded counters do not carry (the call's timeline)
+    bool replayable = true;  // false: ncu's recorded page cannot judge it (no timeline); the CUPTI reply can
 };
 
 inline std::vector<CorpusKernel> corpus_manifest() {
@@ -33,7 +33,18 @@ inline std::vector<CorpusKernel> corpus_manifest() {
 
 inline std::string corpus_stem(const std::string& file) { return file.substr(0, file.size() - 3); }
 
-// ncu's raw page recorded for the kernel (tests/fixtures/h200-corpus/<kernel>.raw.csv).
-inline std::string recorded_counters(const CorpusKernel& k) { return kCorpusFixtures + corpus_stem(k.file) + ".raw.csv"; }
+// The two recordings of each kernel (tests/fixtures/h200-corpus): ncu's raw page
+// (<kernel>.raw.csv, `--counters ncu`) and the worker's CUPTI reply (<kernel>.counters.json, the
+// default counters on a GPU), which also carries the call's timeline.
+enum class Recording { ncu, cupti };
+
+inline const char* recording_name(Recording r) { return r == Recording::ncu ? "ncu" : "cupti"; }
+
+inline std::string recorded_counters(const CorpusKernel& k, Recording r = Recording::ncu) {
+    return kCorpusFixtures + corpus_stem(k.file) + (r == Recording::ncu ? ".raw.csv" : ".counters.json");
+}
+
+// Whether that recording can judge the kernel: ncu's page has no timeline (replayable = false).
+inline bool judges(const CorpusKernel& k, Recording r) { return r == Recording::cupti || k.replayable; }
 
 }  // namespace kp::testing

@@ -1,9 +1,12 @@
 // The validation corpus on counters recorded on the H200 (tests/fixtures/h200-corpus, written by
 // `scripts/gpu-check corpus`): the kernels are built and disassembled here, the counters replayed
-// from the recorded CSV, so the whole pipeline after the counters runs on CI. The named tool must
+// from each recording (ncu's CSV and the worker's CUPTI reply), so the whole pipeline after the
+// counters runs on CI. The named tool must
 // rank first, and the healthy kernel must draw no finding above its max_gain
 // (tests/profile_corpus/manifest.toml).
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include "corpus_manifest.h"
 #include "profile_fixture.h"
@@ -18,21 +21,22 @@ std::string listing(const nlohmann::json& findings) {
     return out;
 }
 
-class RecordedCorpus : public ::testing::TestWithParam<CorpusKernel> {};
+class RecordedCorpus : public ::testing::TestWithParam<std::tuple<CorpusKernel, Recording>> {};
 
 }  // namespace
 
 TEST_P(RecordedCorpus, RightToolRanksFirst) {
-    const CorpusKernel& k = GetParam();
+    const auto& [k, recording] = GetParam();
     if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the corpus kernel cannot be built";
     if (!have_sass_tools()) GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools): the SASS tools cannot judge";
-    if (!k.replayable) GTEST_SKIP() << k.file << " is judged from the call's CUPTI timeline, which recorded counters do not carry "
-                                    << "(scripts/profile-corpus-check judges it on the GPU)";
-    if (!std::filesystem::exists(recorded_counters(k)))
-        GTEST_SKIP() << "no counters recorded for " << k.file << " yet: run `scripts/gpu-check device corpus` on a GPU and copy "
-                     << "recorded/" << corpus_stem(k.file) << ".raw.csv from its reports.tgz into tests/fixtures/h200-corpus";
+    if (!judges(k, recording)) GTEST_SKIP() << k.file << " is judged from the call's timeline, which ncu's recorded page does not carry "
+                                            << "(its CUPTI reply does: the _cupti case)";
+    if (!std::filesystem::exists(recorded_counters(k, recording)))
+        GTEST_SKIP() << "no counters recorded for " << k.file << " yet: run `scripts/gpu-check corpus` on a GPU and copy "
+                     << "recorded/" << std::filesystem::path(recorded_counters(k, recording)).filename().string()
+                     << " from its reports.tgz into tests/fixtures/h200-corpus";
     kp::diagnose::ProfileOptions options;
-    options.ncu_csv = recorded_counters(k);
+    options.ncu_csv = recorded_counters(k, recording);
     options.ceilings_file = kCorpusFixtures + "ceilings.json";
     auto run = profile_kernel(kCorpus + "/task", kCorpus + "/" + k.file, options);
     ASSERT_TRUE(run.ok) << run.error;
@@ -61,8 +65,11 @@ TEST_P(RecordedCorpus, RightToolRanksFirst) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(H200, RecordedCorpus, ::testing::ValuesIn(corpus_manifest()),
-                         [](const ::testing::TestParamInfo<CorpusKernel>& info) { return corpus_stem(info.param.file); });
+INSTANTIATE_TEST_SUITE_P(H200, RecordedCorpus,
+                         ::testing::Combine(::testing::ValuesIn(corpus_manifest()), ::testing::Values(Recording::ncu, Recording::cupti)),
+                         [](const ::testing::TestParamInfo<std::tuple<CorpusKernel, Recording>>& info) {
+                             return corpus_stem(std::get<0>(info.param).file) + "_" + recording_name(std::get<1>(info.param));
+                         });
 
 // With datasheet ceilings the scalar copy reads as latency-bound (DRAM 54% of the 4.8 TB/s
 // datasheet peak) and warps wait on long scoreboard; the narrow 32-bit accesses are the cause, so

@@ -146,6 +146,20 @@ bool differs_by_design(const std::string& metric) {
     return metric == "dram__bytes_write.sum" || metric.starts_with("lts__cycles_active");
 }
 
+// A CUPTI range opens and closes around the kernel: a few microseconds more of elapsed time than
+// ncu's replay sees, which is over 20% only on kernels of tens of microseconds (warp_list_walk: 36
+// against 30 us).
+bool elapsed_time(const std::string& metric) {
+    return metric == "gpu__time_duration.sum" || metric.starts_with("lts__cycles_elapsed") || metric.starts_with("sm__cycles_elapsed") ||
+           metric.starts_with("dram__cycles_elapsed");
+}
+constexpr double kRangeOverheadSeconds = 8e-6;
+
+// Shared-memory bank conflicts count arbitration with other accesses in flight too, which varies
+// from run to run (reduction_bank_conflicts: 56k and 83k store conflicts, the same finding at 88%):
+// the two agree on their order of magnitude, and on a handful being none.
+bool run_dependent(const std::string& metric) { return metric.starts_with("l1tex__data_bank_conflicts"); }
+
 // Every corpus kernel was profiled on the H200 both ways (scripts/gpu-check corpus with
 // KP_RECORD_DIR): <kernel>.counters.json is the worker's CUPTI reply, <kernel>.raw.csv ncu's page.
 TEST(RecordedCuptiCounters, AgreeWithNcuOnEveryCorpusKernel) {
@@ -159,8 +173,9 @@ TEST(RecordedCuptiCounters, AgreeWithNcuOnEveryCorpusKernel) {
         ASSERT_TRUE(cupti) << cupti.error().message;
         auto ncu = kp::profile::parse_ncu_csv(slurp(kCorpusFixtures / (kernel + ".raw.csv")));
         ASSERT_TRUE(ncu) << ncu.error().message;
-        ASSERT_EQ(cupti->kernels.size(), 1u);
-        ASSERT_EQ(ncu->size(), 1u);
+        // Both profile every launch up to the profile's limit (16); the first launches are compared.
+        ASSERT_GE(cupti->kernels.size(), 1u);
+        ASSERT_EQ(ncu->size(), cupti->kernels.size());
         const auto& a = cupti->kernels[0];
         const auto& b = (*ncu)[0];
         EXPECT_TRUE(kp::profile::same_kernel(a.name, b.name)) << a.name << " vs " << b.name;
@@ -190,6 +205,20 @@ TEST(RecordedCuptiCounters, AgreeWithNcuOnEveryCorpusKernel) {
             const double ours = *value.number();
             ++compared_metrics;
             if (std::abs(ours - *theirs) <= 0.01) continue;
+            if (run_dependent(name)) {
+                if (std::max(ours, *theirs) < 100) continue;
+                EXPECT_NEAR(ours / *theirs, 1.0, 0.5) << name << ": CUPTI " << ours << ", ncu " << *theirs;
+                continue;
+            }
+            // On a kernel of a few microseconds (many_tiny_launches: 2.5 us) the range's edges weigh
+            // in every per-cycle average too; its counts of work still agree.
+            const double duration_ns = *b.number("gpu__time_duration.sum");
+            if (duration_ns < 10e3 && (name.find(".avg") != std::string::npos || name.find(".pct") != std::string::npos)) continue;
+            if (elapsed_time(name)) {
+                EXPECT_LE(std::abs(ours / *theirs - 1.0), 0.2 + kRangeOverheadSeconds * 1e9 / duration_ns)
+                    << name << ": CUPTI " << ours << ", ncu " << *theirs;
+                continue;
+            }
             EXPECT_NEAR(ours / *theirs, 1.0, 0.2) << name << ": CUPTI " << ours << ", ncu " << *theirs;
         }
         ++compared_kernels;

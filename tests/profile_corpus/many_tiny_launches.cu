@@ -1,7 +1,7 @@
 // FLAW: the call is 256 launches of a kernel that copies 528 KiB each (one block per SM, so the
 // grid is not the problem): every kernel runs for about as long as a launch takes, so the GPU
 // idles between them. Expect: launch_overhead first (the fix: one launch over the whole range).
-// Judged from the CUPTI timeline of the call, which recorded counters do not carry
+// Judged from the call's timeline, which its recorded CUPTI reply carries and ncu's page does not
 // (replayable = false in the manifest).
 #include "kernelpro/abi.h"
 __global__ void copy_slice(const float4* __restrict__ x, float4* __restrict__ y, long offset4) {

@@ -51,6 +51,12 @@ std::optional<MatrixProductEvidence> matrix_product_evidence(const ToolContext& 
 // narrow_global_access leaves such loads to it: widening re-reads of cached data does not remove them.
 std::optional<double> cache_reuse_multiple(const ToolContext& ctx);
 
+// The share of global sectors fetched or written without a useful byte when
+// uncoalesced_global_access's trigger holds (at least a fifth wasted); nullopt otherwise.
+// narrow_global_access leaves such kernels to it: widening accesses that scatter over sectors does
+// not remove the wasted sectors, coalescing them comes first.
+std::optional<double> wasted_sector_share(const ToolContext& ctx);
+
 // The DRAM bytes read beyond the footprint when l2_locality's trigger holds (data requested again
 // by other blocks after L2 lost it); nullopt otherwise. dram_traffic_excess leaves them to it.
 std::optional<double> l2_refetched_bytes(const ToolContext& ctx);

@@ -13,7 +13,7 @@ namespace {
 constexpr double kMaxGain = 0.30;
 constexpr double kAchievableMemorySol = 0.80;
 constexpr double kMinNarrowShare = 0.50;        // most global accesses are 32-bit or narrower
-constexpr double kMinBytesPerSector = 24.0;     // coalesced: otherwise uncoalesced_global_access applies
+constexpr double kMinBytesPerSector = 24.0;     // coalesced loads: otherwise uncoalesced_global_access applies
 constexpr double kMinGlobalInstShare = 0.05;    // below 1 in 20 instructions, width cannot matter
 
 class NarrowGlobalAccessTool final : public DescribedTool {
@@ -72,6 +72,9 @@ std::optional<double> narrow_global_access_share(const ToolContext& ctx) {
     // Loads that re-read cached data many times over: the width is not what costs, reuse is
     // (missing_data_reuse; issue 12's 7x7 stencil reading every neighbour from global drew 30% here).
     if (cache_reuse_multiple(ctx)) return std::nullopt;
+    // Loads or stores that waste sectors (a naive transpose's column-walking stores): coalescing them
+    // is the fix (uncoalesced_global_access), and wider accesses on that pattern would not help.
+    if (wasted_sector_share(ctx)) return std::nullopt;
     return narrow;
 }
 

@@ -25,12 +25,10 @@ public:
                         "wasted sectors >= 20% of global sectors; gain = wasted share x memory busy fraction") {}
 
     std::optional<Finding> diagnose(const ToolContext& ctx) const override {
+        const auto wasted = wasted_sector_share(ctx);
+        if (!wasted) return std::nullopt;
+        const double share = *wasted;
         auto use = ctx.sector_use();
-        double total = use.load_sectors + use.store_sectors;
-        if (!use.known || total <= 0) return std::nullopt;
-        double excess = use.excess_load_sectors + use.excess_store_sectors;
-        double share = excess / total;
-        if (share < kMinExcessShare) return std::nullopt;
 
         Finding f;
         // Fixing the pattern removes the wasted sectors; the time saved is that share of the time
@@ -87,6 +85,15 @@ public:
 };
 
 }  // namespace
+
+std::optional<double> wasted_sector_share(const ToolContext& ctx) {
+    auto use = ctx.sector_use();
+    const double total = use.load_sectors + use.store_sectors;
+    if (!use.known || total <= 0) return std::nullopt;
+    const double share = (use.excess_load_sectors + use.excess_store_sectors) / total;
+    if (share < kMinExcessShare) return std::nullopt;
+    return share;
+}
 
 std::unique_ptr<MicroTool> make_uncoalesced_global_access_tool() { return std::make_unique<UncoalescedGlobalAccessTool>(); }
 

@@ -1,6 +1,11 @@
 #include "eval/worker/counter_collection.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <exception>
+
+#include <cuda_runtime.h>
 
 #include "gpu/counters/kp_counters.h"
 #include "gpu/dynamic_library.h"
@@ -62,16 +67,33 @@ void add_call_trace(const WorkerRequest& request, const gpu::DynamicLibrary& lib
     else reply["timeline"] = std::move(timeline);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Each SM takes one sample every 2^period cycles. A fixed period floods the buffers on a long call
+// (2^9 on a 118 ms call: about 60M samples) and starves a short one, so aim at about 2^18 samples
+// over one call of `call_seconds` (at about 2 GHz), within CUPTI's range 2^5 to 2^31.
+int sampling_period_for(double call_seconds) {
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        sms <= 0)
+        sms = 132;
+    const double cycles = std::max(call_seconds, 1e-6) * 2e9 * sms;
+    return std::clamp(static_cast<int>(std::ceil(std::log2(cycles / 262144.0))), 5, 31);
+}
+
 // Stall reasons per PC of one more call, from the same library: a failure is "pc_sampling_error"
 // (the findings then have no line evidence).
-void add_pc_sampling(const gpu::DynamicLibrary& library, PassContext& context, nlohmann::json& reply) {
+void add_pc_sampling(const gpu::DynamicLibrary& library, PassContext& context, double call_seconds, nlohmann::json& reply) {
     decltype(&kp_counters_sample_pcs) sample = nullptr;
     decltype(&kp_counters_free) release = nullptr;
     if (!library.bind(sample, "kp_counters_sample_pcs") || !library.bind(release, "kp_counters_free")) {
         reply["pc_sampling_error"] = "this counters library cannot sample PCs (no kp_counters_sample_pcs)";
         return;
     }
-    char* text = sample("{}", prepare_pass, call_pass, &context);
+    const nlohmann::json ask = {{"sampling_period", sampling_period_for(call_seconds)}};
+    char* text = sample(ask.dump().c_str(), prepare_pass, call_pass, &context);
     if (context.failure) {
         release(text);
         std::rethrow_exception(context.failure);
@@ -96,7 +118,9 @@ nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
     if (!library->bind(collect, "kp_counters_collect") || !library->bind(release, "kp_counters_free")) return {{"error", request.counters_library + " is not a kernelpro counters library"}, {"stage", "load"}};
     nlohmann::json ask = {{"metrics", request.counter_metrics}, {"max_ranges", request.max_kernels}};
     PassContext context{gpu, call, nullptr};
+    auto started = std::chrono::steady_clock::now();
     char* text = collect(ask.dump().c_str(), prepare_pass, call_pass, &context);
+    const double collect_seconds = seconds_since(started);
     if (context.failure) {
         release(text);
         std::rethrow_exception(context.failure);
@@ -104,8 +128,21 @@ nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
     nlohmann::json reply = nlohmann::json::parse(text ? text : "null", nullptr, false);
     release(text);
     if (reply.is_discarded() || !reply.is_object()) return {{"error", "the counters library answered no JSON"}, {"stage", "reply"}};
-    if (request.trace_calls > 0 && !reply.contains("error")) add_call_trace(request, *library, context, reply);
-    if (request.pc_sampling && !reply.contains("error")) add_pc_sampling(*library, context, reply);
+    if (reply.contains("error")) return reply;
+    // Where the worker's time goes (the profile's cost line shows it): the library timed its set-up,
+    // passes and decoding ("seconds"); the trace and the sampled call are timed here.
+    if (request.trace_calls > 0) {
+        started = std::chrono::steady_clock::now();
+        add_call_trace(request, *library, context, reply);
+        reply["seconds"]["trace"] = seconds_since(started);
+    }
+    if (request.pc_sampling) {
+        const int passes = std::max(1, reply.value("passes", 1));
+        const double per_call = reply["seconds"].value("passes", collect_seconds) / passes;
+        started = std::chrono::steady_clock::now();
+        add_pc_sampling(*library, context, per_call, reply);
+        reply["seconds"]["pc_sampling"] = seconds_since(started);
+    }
     return reply;
 }
 

@@ -447,10 +447,12 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
 
 namespace {
 // Both profile modes: inputs (set 0), the library loaded and set up, one untimed warm-up call; then
-// `body` gets `call(phase)`, which runs the library once more on the same inputs.
+// `body` gets `call(phase)`, which runs the library once more on the same inputs, and the seconds
+// that preparation took.
 template <typename Body>
 nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate,
                                   Body body) {
+    const auto prepare_start = Clock::now();
     Context c{request, gpu, channel, layouts_from_task_json(request.task, "inputs"),
               layouts_from_task_json(request.task, "outputs"), {}, {}, BufferLayout(request.variant.layout), {}};
     c.fixed = FixedInputs::load(c.inputs);
@@ -471,12 +473,12 @@ nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu,
     auto& views = c.input_sets[0].views();
     auto& out_views = out.views();
     auto call = [&](const std::string& phase) { gpu.call(library, views, out_views, phase); };
-    return body(call);
+    return body(call, std::chrono::duration<double>(Clock::now() - prepare_start).count());
 }
 }  // namespace
 
 nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate) {
-    return with_profiled_call(request, gpu, channel, gate, [&](const auto& call) -> nlohmann::json {
+    return with_profiled_call(request, gpu, channel, gate, [&](const auto& call, double) -> nlohmann::json {
         channel.progress("profile", {{"iterations", request.profile_iterations}});
         cudaProfilerStart();
         for (int i = 0; i < request.profile_iterations; ++i) call("profiled call");
@@ -486,9 +488,11 @@ nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const 
 }
 
 nlohmann::json run_counters(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate) {
-    return with_profiled_call(request, gpu, channel, gate, [&](const auto& call) -> nlohmann::json {
+    return with_profiled_call(request, gpu, channel, gate, [&](const auto& call, double prepare_seconds) -> nlohmann::json {
         channel.progress("counters", {{"metrics", request.counter_metrics.size()}});
-        return {{"type", "result"}, {"counters", collect_counters(request, gpu, call)}};
+        nlohmann::json counters = collect_counters(request, gpu, call);
+        if (counters.is_object() && !counters.contains("error")) counters["seconds"]["prepare"] = prepare_seconds;
+        return {{"type", "result"}, {"counters", std::move(counters)}};
     });
 }
 

@@ -124,11 +124,12 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
     constexpr size_t kPcsPerBuffer = 4096;
     const std::uint32_t period = request.value("sampling_period", 9u);
     CUcontext ctx = current_context();
+    // Every other PC sampling call needs the context's sampling object, which the enable creates
+    // (asking for the stall reasons first fails with CUPTI_ERROR_INVALID_OPERATION on the H200's driver).
+    Enabled enabled(ctx);
     const auto names = stall_reasons(ctx);
     std::vector<std::uint32_t> indices;
     for (const auto& [index, name] : names) indices.push_back(index);
-
-    Enabled enabled(ctx);
     SamplingBuffer collected(kPcsPerBuffer, names.size());
     std::vector<CUpti_PCSamplingConfigurationInfo> config(6);
     config[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
