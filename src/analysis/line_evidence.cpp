@@ -1,5 +1,7 @@
 #include "analysis/line_evidence.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <map>
 
@@ -98,6 +100,10 @@ std::vector<Evidence> line_evidence(const Finding& finding, const ProfileData& d
         if (samples_of(*line, reasons) / total < min_share) break;
         const std::string place = line->location.file + ":" + std::to_string(line->location.line);
         std::string quoted = quoted_line(data.source_text, line->location.line);
+        // A line of braces only (the kernel's closing "}", where its EXIT waits for outstanding
+        // stores and atomics to drain) names no code to change: the lines that issued them do.
+        if (!data.source_text.empty() && std::none_of(quoted.begin(), quoted.end(), [](unsigned char c) { return std::isalnum(c); }))
+            continue;
         const std::string detail = describe(*line, reasons, data.line_samples->samples, function);
         out.push_back(text_evidence(Evidence::Kind::source, place, quoted.empty() ? detail : quoted + "  [" + detail + "]"));
     }

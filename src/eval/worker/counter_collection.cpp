@@ -107,6 +107,13 @@ void add_pc_sampling(const gpu::DynamicLibrary& library, PassContext& context, d
 
 }  // namespace
 
+void enable_pc_sampling_early(const gpu::DynamicLibrary& library) {
+    decltype(&kp_counters_enable_pc_sampling) enable = nullptr;
+    decltype(&kp_counters_free) release = nullptr;
+    if (!library.bind(enable, "kp_counters_enable_pc_sampling") || !library.bind(release, "kp_counters_free")) return;
+    release(enable("{}"));
+}
+
 nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
                                 const std::function<void(const std::string& phase)>& call) {
     if (request.counters_library.empty()) return {{"error", "no counters library named in the request"}, {"stage", "load"}};
@@ -131,17 +138,23 @@ nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
     if (reply.contains("error")) return reply;
     // Where the worker's time goes (the profile's cost line shows it): the library timed its set-up,
     // passes and decoding ("seconds"); the trace and the sampled call are timed here.
+    // PC sampling before the trace: while sampling is enabled CUPTI refuses the activity kinds
+    // (CUPTI_ERROR_NOT_COMPATIBLE on the H200), and the sampled call disables it when done.
+    if (request.pc_sampling) {
+        // The call's kernel time, from the counters (a pass's wall time is mostly the flush and
+        // CUPTI's own work: 36 ms a pass for a 30 us kernel).
+        double per_call = 0;
+        for (const auto& range : reply.value("ranges", nlohmann::json::array()))
+            per_call += range.value("metrics", nlohmann::json::object()).value("gpu__time_duration.sum", 0.0) * 1e-9;
+        if (per_call <= 0) per_call = collect_seconds / std::max(1, reply.value("passes", 1));
+        started = std::chrono::steady_clock::now();
+        add_pc_sampling(*library, context, per_call, reply);
+        reply["seconds"]["pc_sampling"] = seconds_since(started);
+    }
     if (request.trace_calls > 0) {
         started = std::chrono::steady_clock::now();
         add_call_trace(request, *library, context, reply);
         reply["seconds"]["trace"] = seconds_since(started);
-    }
-    if (request.pc_sampling) {
-        const int passes = std::max(1, reply.value("passes", 1));
-        const double per_call = reply["seconds"].value("passes", collect_seconds) / passes;
-        started = std::chrono::steady_clock::now();
-        add_pc_sampling(*library, context, per_call, reply);
-        reply["seconds"]["pc_sampling"] = seconds_since(started);
     }
     return reply;
 }

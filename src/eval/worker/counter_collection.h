@@ -9,6 +9,7 @@
 
 #include "eval/protocol.h"
 #include "eval/worker/gpu_session.h"
+#include "gpu/dynamic_library.h"
 
 namespace kp::worker {
 
@@ -16,5 +17,9 @@ namespace kp::worker {
 // cannot be opened. A failure of the candidate's own call is rethrown as it was (WorkerFailure).
 nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
                                 const std::function<void(const std::string& phase)>& call);
+
+// Switches PC sampling on before the candidate's module loads (CUPTI gives PC records only for
+// modules it saw load); a failure leaves it to the sampled call to enable, without PC records.
+void enable_pc_sampling_early(const gpu::DynamicLibrary& counters_library);
 
 }  // namespace kp::worker

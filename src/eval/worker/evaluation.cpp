@@ -461,8 +461,11 @@ nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu,
     prepare_inputs(c, 0, 0);
     TensorGroup out = c.group(c.outputs);
     // The counters library (and CUPTI with it) loads before the sandbox, from where it was built.
-    if (request.mode == "profile_counters" && !request.counters_library.empty())
-        (void)gpu::DynamicLibrary::open({request.counters_library}, gpu::DynamicLibrary::Lifetime::process);
+    if (request.mode == "profile_counters" && !request.counters_library.empty()) {
+        auto counters = gpu::DynamicLibrary::open({request.counters_library}, gpu::DynamicLibrary::Lifetime::process);
+        // PC records exist only for modules loaded while sampling is enabled: before the candidate's.
+        if (counters && request.pc_sampling) enable_pc_sampling_early(*counters);
+    }
     // A trusted reference (the PyTorch bridge) starts before the sandbox, as in an evaluation.
     KernelLibrary library;
     if (request.profile_reference) library = load_trusted_library(request.reference_library, "reference", request.task.dump(), channel);

@@ -42,6 +42,12 @@ char* kp_counters_trace(const char* request_json, kp_counters_step prepare, kp_c
 // or {"error": "..."} (kp::profile::pc_sampling_from_json reads it).
 char* kp_counters_sample_pcs(const char* request_json, kp_counters_step prepare, kp_counters_step call, void* user);
 
+// PC sampling switched on for the current CUDA context before the sampled module is loaded: CUPTI
+// keeps PC records only for modules it saw load while sampling was enabled (loaded earlier, all
+// their samples count as a non-user kernel's, with no PC). kp_counters_sample_pcs then uses this
+// session. Reply: {} or {"error": "..."}.
+char* kp_counters_enable_pc_sampling(const char* request_json);
+
 // No GPU needed: which of the metrics a chip can count and in how many passes. Request:
 //   {"chip": "GH100", "metrics": [...]}  ->  {"chip": ..., "passes": n, "unsupported": [...]} or {"error": ...}
 char* kp_counters_plan(const char* request_json);

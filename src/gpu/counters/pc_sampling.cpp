@@ -101,17 +101,27 @@ void accumulate(const CUpti_PCSamplingData& data, const std::map<std::uint32_t, 
         }
     }
     totals["total_samples"] = totals.value("total_samples", std::uint64_t{0}) + data.totalSamples;
+    totals["non_user_kernel_samples"] = totals.value("non_user_kernel_samples", std::uint64_t{0}) + data.nonUsrKernelsTotalSamples;
     totals["dropped_samples"] = totals.value("dropped_samples", std::uint64_t{0}) + data.droppedSamples;
     if (data.hardwareBufferFull) totals["hardware_buffer_full"] = true;
 }
 
-// Disables PC sampling on every return.
+// The context kp_counters_enable_pc_sampling enabled early, if any.
+CUcontext g_enabled_early = nullptr;
+
+void enable(CUcontext ctx) {
+    CUpti_PCSamplingEnableParams enable{CUpti_PCSamplingEnableParamsSize};
+    enable.ctx = ctx;
+    check(cuptiPCSamplingEnable(&enable), "cuptiPCSamplingEnable");
+}
+
+// Enables PC sampling (unless it was enabled early, before the module loaded) and disables it on
+// every return.
 struct Enabled {
     CUcontext ctx;
     explicit Enabled(CUcontext c) : ctx(c) {
-        CUpti_PCSamplingEnableParams enable{CUpti_PCSamplingEnableParamsSize};
-        enable.ctx = ctx;
-        check(cuptiPCSamplingEnable(&enable), "cuptiPCSamplingEnable");
+        if (g_enabled_early != ctx) enable(ctx);
+        g_enabled_early = nullptr;
     }
     ~Enabled() {
         CUpti_PCSamplingDisableParams disable{CUpti_PCSamplingDisableParamsSize};
@@ -183,6 +193,17 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
 }
 
 }  // namespace
+
+extern "C" __attribute__((visibility("default"))) char* kp_counters_enable_pc_sampling(const char*) {
+    try {
+        CUcontext ctx = current_context();
+        enable(ctx);
+        g_enabled_early = ctx;
+        return kp::gpu::counters::to_c_string(json::object());
+    } catch (const SamplingError& e) {
+        return kp::gpu::counters::to_c_string({{"error", e.message}});
+    }
+}
 
 extern "C" __attribute__((visibility("default"))) char* kp_counters_sample_pcs(const char* request_json, kp_counters_step prepare,
                                                                                kp_counters_step call, void* user) {
