@@ -1,6 +1,7 @@
 #include "kernelbench/task_from_import.h"
 
 #include <cctype>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -91,12 +92,27 @@ std::string task_name_for(const fs::path& problem_file, int level, int problem, 
             stem = stem.substr(underscore + 1);
     }
     std::string clean;
-    for (char c : stem) clean += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+    for (char c : stem) {
+        const char kept = (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
+        if (kept == '_' && (clean.empty() || clean.back() == '_')) continue;  // "conv__3D" -> "conv_3D"
+        clean += kept;
+    }
     while (!clean.empty() && clean.back() == '_') clean.pop_back();
     if (clean.empty()) clean = "problem";
-    std::string name = level > 0 ? fmt::format("kb_l{}_{:03}_{}", level, problem, clean) : clean;
-    if (precision != "fp32") name += "_" + precision;
-    return name;
+    const std::string prefix = level > 0 ? fmt::format("kb_l{}_{:03}_", level, problem) : "";
+    const std::string suffix = precision != "fp32" ? "_" + precision : "";
+    // A task name has at most kTaskNameMax characters (it becomes part of folder names), and
+    // KernelBench's names run to 97 ("79_conv_transposed_1D_asymmetric_input_square_kernel___padded
+    // ____strided____dilated__"): the description is cut, the problem number keeps names unique;
+    // without one (a plain import) a short hash of the whole name does.
+    const size_t room = kTaskNameMax - prefix.size() - suffix.size();
+    if (clean.size() > room) {
+        const std::string tag = level > 0 ? "" : fmt::format("_{:06x}", std::hash<std::string>{}(clean) & 0xffffff);
+        clean = clean.substr(0, room - tag.size());
+        while (!clean.empty() && clean.back() == '_') clean.pop_back();
+        clean += tag;
+    }
+    return prefix + clean + suffix;
 }
 
 }  // namespace kp::kernelbench

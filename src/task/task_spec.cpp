@@ -78,7 +78,6 @@ namespace {
 
 using task_fields::Problems;
 
-constexpr size_t kMaxNameLength = 64;  // the name becomes part of folder names (kernelpro-out/NAME-...)
 
 // A path inside the task folder that holds a regular file (or a folder); never throws.
 bool has_entry(const fs::path& path, fs::file_type type) {
@@ -93,8 +92,8 @@ void parse_name(const toml::table& root, TaskSpec& task, Problems& problems) {
         if (!root.contains("name")) problems.add_at(1, "name", "missing");
     } else if (!std::regex_match(*name, allowed)) {
         problems.add(root.get("name")->source(), "name", "use letters, digits, '_' and '-' only");
-    } else if (name->size() > kMaxNameLength) {
-        problems.add(root.get("name")->source(), "name", "at most " + std::to_string(kMaxNameLength) + " characters");
+    } else if (name->size() > kTaskNameMax) {
+        problems.add(root.get("name")->source(), "name", "at most " + std::to_string(kTaskNameMax) + " characters");
     } else {
         task.name = *name;
     }

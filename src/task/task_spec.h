@@ -91,6 +91,9 @@ struct TaskOrigin {
 // Task flags: "degenerate" = a constant output (all zeros, or a fixed mean) passes the tolerance.
 const std::vector<std::string>& known_task_flags();
 
+// The longest task name: it becomes part of folder names (kernelpro-out/NAME-...).
+inline constexpr size_t kTaskNameMax = 64;
+
 struct TaskSpec {
     std::filesystem::path directory;
     std::filesystem::path toml_path;

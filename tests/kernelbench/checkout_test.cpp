@@ -45,4 +45,16 @@ TEST(KernelBenchCheckout, TaskNames) {
     EXPECT_EQ(task_name_for("19_ReLU.py", 1, 19, "fp32"), "kb_l1_019_ReLU");
     EXPECT_EQ(task_name_for("2_Standard_matrix_multiplication_.py", 1, 2, "bf16"), "kb_l1_002_Standard_matrix_multiplication_bf16");
     EXPECT_EQ(task_name_for("my model.py", 0, 0, "fp32"), "my_model");
+    // KernelBench's longest names fit a task name (64 characters), cut after the problem number;
+    // without a number a hash of the whole name keeps two long names apart.
+    const std::string longest = "79_conv_transposed_1D_asymmetric_input_square_kernel___padded____strided____dilated__.py";
+    const std::string cut = task_name_for(longest, 1, 79, "bf16");
+    EXPECT_LE(cut.size(), kp::kTaskNameMax) << cut;
+    EXPECT_EQ(cut.rfind("kb_l1_079_conv_transposed_1D_asymmetric_input_square_kernel", 0), 0u) << cut;
+    EXPECT_TRUE(cut.ends_with("_bf16")) << cut;
+    EXPECT_EQ(cut.find("__"), std::string::npos) << cut;
+    const std::string a = task_name_for(std::string(70, 'a') + "_one.py", 0, 0, "fp32");
+    const std::string b = task_name_for(std::string(70, 'a') + "_two.py", 0, 0, "fp32");
+    EXPECT_LE(a.size(), kp::kTaskNameMax);
+    EXPECT_NE(a, b);
 }
