@@ -133,6 +133,7 @@ void add_record(TraceRecords& c, const CUpti_Activity* activity) {
             if (is_poll(a->cbid)) {
                 std::lock_guard<std::mutex> lock(c.mutex);
                 c.polls_skipped++;
+                c.poll_correlations.insert(a->correlationId);
                 break;
             }
             json entry = {{"name", runtime_api_name(a->cbid)}, {"callback_id", a->cbid},
@@ -169,6 +170,9 @@ void add_buffer(TraceRecords& records, CUcontext context, std::uint32_t stream_i
 
 json trace_document(TraceRecords& c) {
     std::lock_guard<std::mutex> lock(c.mutex);
+    json synchronizations = json::array();
+    for (const auto& entry : c.synchronizations)
+        if (!c.poll_correlations.contains(entry.value("correlation_id", std::uint32_t{0}))) synchronizations.push_back(entry);
     std::uint32_t cupti_version = 0;
     cuptiGetVersion(&cupti_version);
     return {{"schema", "kernelpro.timeline.v1"},
@@ -181,7 +185,7 @@ json trace_document(TraceRecords& c) {
             {"memcpys", c.memcpys},
             {"memsets", c.memsets},
             {"runtime_api", c.runtime_api},
-            {"synchronizations", c.synchronizations}};
+            {"synchronizations", synchronizations}};
 }
 
 }  // namespace kp::gpu::activity
