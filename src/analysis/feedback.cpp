@@ -53,15 +53,13 @@ void write_evidence(std::ostringstream& out, const Finding& f, size_t limit) {
     }
 }
 
-}  // namespace
-
-namespace {
 // "; task floor 136 us: the call runs at 33% of the roofline" (the floor is the whole call's).
 std::string call_floor_text(const CallProfile& call) {
     if (!call.floor_seconds || call.gpu_seconds <= 0) return "";
     return "; task floor " + seconds_text(*call.floor_seconds) + ": the call runs at " +
            format_percent(*call.floor_seconds / call.gpu_seconds) + " of the roofline";
 }
+
 }  // namespace
 
 bool shows_more_than_one_kernel(const CallProfile& call) {

@@ -1,9 +1,10 @@
 #include "kernelbench/task_from_import.h"
 
 #include <cctype>
-#include <functional>
 
 #include <fmt/format.h>
+
+#include "common/hash.h"
 
 namespace kp::kernelbench {
 
@@ -107,7 +108,7 @@ std::string task_name_for(const fs::path& problem_file, int level, int problem, 
     // without one (a plain import) a short hash of the whole name does.
     const size_t room = kTaskNameMax - prefix.size() - suffix.size();
     if (clean.size() > room) {
-        const std::string tag = level > 0 ? "" : fmt::format("_{:06x}", std::hash<std::string>{}(clean) & 0xffffff);
+        const std::string tag = level > 0 ? "" : "_" + sha256_hex(clean).substr(0, 6);  // the same name on every build
         clean = clean.substr(0, room - tag.size());
         while (!clean.empty() && clean.back() == '_') clean.pop_back();
         clean += tag;

@@ -4,15 +4,12 @@
 
 #include <thread>
 
+#include "common/stopwatch.h"
 #include "common/utf8.h"
 
 namespace kp::llm {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Roughly four characters per token for English and code; used only when the server is silent.
 std::int64_t estimate_tokens(std::size_t characters) { return static_cast<std::int64_t>((characters + 3) / 4); }

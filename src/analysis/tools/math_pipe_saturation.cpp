@@ -102,7 +102,8 @@ public:
                 removable = kUnknownRedundancy;
             }
         }
-        if (pipe == "XU (special functions)" && xu_pipe_runs_integer_division(ctx))
+        const bool integer_xu = pipe == "XU (special functions)" && xu_pipe_runs_integer_division(ctx);
+        if (integer_xu)
             f.evidence.push_back(text_evidence(Evidence::Kind::metric, "XU pipe work (SASS)",
                                                "integer/float conversions and reciprocals outnumber transcendentals (integer division)"));
         f.estimated_gain = removable * clamp01(utilization);
@@ -120,7 +121,7 @@ public:
                          "matrix-shaped work to tensor cores.";
         else if (pipe == "FP64")
             f.guidance = "Move FP64 arithmetic to FP32 where precision allows (FP64 runs at half rate); keep FP64 only for accumulation.";
-        else if (pipe == "XU (special functions)" && xu_pipe_runs_integer_division(ctx))
+        else if (integer_xu)
             f.guidance = "The special-function pipe is busy with integer-to-float conversions and reciprocals: integer division "
                          "or modulo by run-time values (and 64-bit ones call a subroutine). Use 32-bit indices, a 2D/3D grid "
                          "instead of dividing a flat index, compile-time divisors, or precomputed magic-number reciprocals.";

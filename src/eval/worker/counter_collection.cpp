@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/stopwatch.h"
 #include "gpu/counters/kp_counters.h"
 #include "gpu/dynamic_library.h"
 
@@ -65,10 +66,6 @@ void add_call_trace(const WorkerRequest& request, const gpu::DynamicLibrary& lib
     if (!timeline.is_object()) reply["timeline_error"] = "the counters library answered no trace";
     else if (timeline.contains("error")) reply["timeline_error"] = timeline["error"];
     else reply["timeline"] = std::move(timeline);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // Each SM takes one sample every 2^period cycles. A fixed period floods the buffers on a long call
@@ -136,10 +133,10 @@ nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
     release(text);
     if (reply.is_discarded() || !reply.is_object()) return {{"error", "the counters library answered no JSON"}, {"stage", "reply"}};
     if (reply.contains("error")) return reply;
-    // Where the worker's time goes (the profile's cost line shows it): the library timed its set-up,
-    // passes and decoding ("seconds"); the trace and the sampled call are timed here.
-    // PC sampling before the trace: while sampling is enabled CUPTI refuses the activity kinds
-    // (CUPTI_ERROR_NOT_COMPATIBLE on the H200), and the sampled call disables it when done.
+    // The library timed its set-up, passes and decoding ("seconds"); the sampled call and the trace
+    // are timed here (the profile's cost line shows where the worker's time went). PC sampling comes
+    // first: while sampling is enabled CUPTI refuses the activity kinds (CUPTI_ERROR_NOT_COMPATIBLE
+    // on the H200), and the sampled call disables it when done.
     if (request.pc_sampling) {
         // The call's kernel time, from the counters (a pass's wall time is mostly the flush and
         // CUPTI's own work: 36 ms a pass for a 30 us kernel).

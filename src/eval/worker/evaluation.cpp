@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/stopwatch.h"
 #include "eval/worker/counter_collection.h"
 #include "eval/worker/energy_meter.h"
 #include "eval/worker/fixed_inputs.h"
@@ -476,7 +477,7 @@ nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu,
     auto& views = c.input_sets[0].views();
     auto& out_views = out.views();
     auto call = [&](const std::string& phase) { gpu.call(library, views, out_views, phase); };
-    return body(call, std::chrono::duration<double>(Clock::now() - prepare_start).count());
+    return body(call, seconds_since(prepare_start));
 }
 }  // namespace
 

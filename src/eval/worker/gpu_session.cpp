@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "common/stopwatch.h"
 #include "eval/worker/device_ops.h"
 #include "eval/worker/worker_failure.h"
 
@@ -9,7 +10,6 @@ namespace kp::worker {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 }  // namespace
 
 GpuSession::GpuSession(double call_timeout_seconds) : call_timeout_seconds_(call_timeout_seconds) {

@@ -12,6 +12,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include "common/stopwatch.h"
 #include "gpu/dynamic_library.h"
 
 #include <chrono>
@@ -30,6 +31,7 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using kp::seconds_since;
 
 struct CountersError : std::runtime_error {
     CountersError(const std::string& stage, const std::string& message) : std::runtime_error(message), stage(stage) {}
@@ -90,8 +92,6 @@ const DriverApi& driver() {
     }();
     return api;
 }
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::vector<const char*> c_names(const std::vector<std::string>& names) {
     std::vector<const char*> out;
