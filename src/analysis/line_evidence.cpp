@@ -3,7 +3,9 @@
 #include <cctype>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <set>
 
 namespace kp::analysis {
 
@@ -80,6 +82,21 @@ std::string describe(const profile::LineSamples& line, const std::vector<std::st
     return text;
 }
 
+// The lines of the instructions the tool itself cites (its SASS evidence, named by offset): the
+// instructions behind the finding's cost, where the change goes; a stall can surface a line later
+// (a load's consumer waits on long_scoreboard), so those lines come before lines that only wait.
+std::set<std::pair<std::string, int>> cited_lines(const Finding& finding, const profile::SassFunction* function) {
+    std::set<std::pair<std::string, int>> out;
+    if (!function) return out;
+    for (const auto& e : finding.evidence) {
+        if (e.kind != Evidence::Kind::sass) continue;
+        const std::uint64_t offset = std::strtoull(e.name.c_str(), nullptr, 16);
+        for (const auto& instruction : function->instructions)
+            if (instruction.offset == offset && instruction.location) out.insert({instruction.location->file, instruction.location->line});
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<Evidence> line_evidence(const Finding& finding, const ProfileData& data, size_t limit, double min_share) {
@@ -88,16 +105,20 @@ std::vector<Evidence> line_evidence(const Finding& finding, const ProfileData& d
     const auto reasons = stall_reasons_for(finding.tool);
     if (reasons.empty()) return out;
     const auto& lines = data.line_samples->lines;
+    const profile::SassFunction* function = data.sass_function ? &*data.sass_function : nullptr;
+    const auto cited = cited_lines(finding, function);
+    auto is_cited = [&](const profile::LineSamples* l) { return cited.count({l->location.file, l->location.line}) > 0; };
     std::vector<const profile::LineSamples*> ranked;
     for (const auto& line : lines)
         if (samples_of(line, reasons) > 0) ranked.push_back(&line);
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [&](const auto* a, const auto* b) { return samples_of(*a, reasons) > samples_of(*b, reasons); });
+    std::stable_sort(ranked.begin(), ranked.end(), [&](const auto* a, const auto* b) {
+        if (is_cited(a) != is_cited(b)) return is_cited(a);
+        return samples_of(*a, reasons) > samples_of(*b, reasons);
+    });
     const double total = static_cast<double>(data.line_samples->samples);
-    const profile::SassFunction* function = data.sass_function ? &*data.sass_function : nullptr;
     for (const profile::LineSamples* line : ranked) {
         if (out.size() == limit) break;
-        if (samples_of(*line, reasons) / total < min_share) break;
+        if (samples_of(*line, reasons) / total < min_share) continue;
         const std::string place = line->location.file + ":" + std::to_string(line->location.line);
         std::string quoted = quoted_line(data.source_text, line->location.line);
         // A line of braces only (the kernel's closing "}", where its EXIT waits for outstanding

@@ -107,10 +107,15 @@ Result<CounterResult> counter_result_from_reply(const json& reply, const gpu::Oc
     const json& ranges = reply.at("ranges");
     const json launches = reply.value("launches", json::array());
     const json device = reply.value("device", json::object());
-    if (const int dropped = reply.value("dropped_ranges", 0); dropped > 0)
-        result.notes.push_back(fmt::format("counters: {} kernel launches past the limit were not profiled", dropped));
+    // Launches past the worker's max_kernels get launch records but no range (CUPTI counts only
+    // ranges it dropped itself): both are launches the counters did not see.
+    const int dropped = reply.value("dropped_ranges", 0);
+    const size_t unranged = launches.size() > ranges.size() ? launches.size() - ranges.size() : 0;
+    if (dropped > 0 || unranged > 0)
+        result.notes.push_back(fmt::format("counters: {} kernel launches past the limit were not profiled (the first {} were)",
+                                           std::max<size_t>(static_cast<size_t>(std::max(dropped, 0)), unranged), ranges.size()));
     if (reply.contains("launch_note")) result.notes.push_back("counters: no launch records (" + reply["launch_note"].get<std::string>() + ")");
-    if (!launches.empty() && launches.size() != ranges.size())
+    if (!launches.empty() && launches.size() < ranges.size())
         result.notes.push_back(fmt::format("counters: {} ranges but {} launch records; names and launch "
                                            "configurations are matched in order",
                                            ranges.size(), launches.size()));

@@ -39,36 +39,61 @@ Result<PcSampling> pc_sampling_from_json(const nlohmann::json& j) {
     }
 }
 
+namespace {
+
+// A warp waiting at a barrier is sampled past the BAR (or MEMBAR): BAR.SYNC.DEFER_BLOCKING lets it
+// issue on until an instruction must wait, so the sample sits one to a few instructions later
+// (measured on the H200: every barrier-stall sample of a loop of __syncthreads() sat one or two
+// instructions past a BAR). Those waits are the barrier's cost, so they count on its line.
+constexpr size_t kBarrierReach = 4;  // instructions back from the sampled one
+
+const SassInstruction* waited_on(std::string_view reason, const std::vector<SassInstruction>& code, size_t at) {
+    const std::string_view wanted = reason == "barrier" ? "BAR" : reason == "membar" ? "MEMBAR" : "";
+    if (wanted.empty()) return nullptr;
+    for (size_t back = 1; back <= kBarrierReach && back <= at; ++back)
+        if (code[at - back].base_opcode() == wanted) return code[at - back].location ? &code[at - back] : nullptr;
+    return nullptr;
+}
+
+}  // namespace
+
 KernelLineSamples samples_by_line(const PcSampling& sampling, const SassFunction& function) {
     // Instruction offsets in nvdisasm's listing are section-relative; CUPTI's from the function start.
-    std::unordered_map<std::uint64_t, const SassInstruction*> by_offset;
-    for (const auto& instruction : function.instructions) by_offset[instruction.offset - function.start] = &instruction;
+    std::unordered_map<std::uint64_t, size_t> by_offset;  // -> index in function.instructions
+    for (size_t i = 0; i < function.instructions.size(); ++i) by_offset[function.instructions[i].offset - function.start] = i;
 
     KernelLineSamples out;
     std::map<std::pair<std::string, int>, size_t> line_index;
-    std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> hot;  // per line: (samples, offset)
-    for (const PcSample& s : sampling.samples) {
-        if (s.function != function.name) continue;
-        const std::uint64_t n = s.samples();
-        out.samples += n;
-        auto found = by_offset.find(s.pc_offset);
-        if (found == by_offset.end() || !found->second->location) {
-            out.without_line += n;
-            continue;
-        }
-        const SourceLocation& where = *found->second->location;
+    std::vector<std::map<std::uint64_t, std::uint64_t>> hot;  // per line: offset -> samples
+    auto line_of = [&](const SourceLocation& where) -> size_t {
         auto [it, inserted] = line_index.try_emplace({where.file, where.line}, out.lines.size());
         if (inserted) {
             out.lines.push_back({where, 0, {}, {}});
             hot.emplace_back();
         }
-        LineSamples& line = out.lines[it->second];
-        line.samples += n;
-        for (const auto& [reason, count] : s.stalls) line.stalls[reason] += count;
-        hot[it->second].push_back({n, s.pc_offset});
+        return it->second;
+    };
+    for (const PcSample& s : sampling.samples) {
+        if (s.function != function.name) continue;
+        const std::uint64_t n = s.samples();
+        out.samples += n;
+        auto found = by_offset.find(s.pc_offset);
+        if (found == by_offset.end() || !function.instructions[found->second].location) {
+            out.without_line += n;
+            continue;
+        }
+        for (const auto& [reason, count] : s.stalls) {
+            const SassInstruction* barrier = waited_on(reason, function.instructions, found->second);
+            const SassInstruction* at = barrier ? barrier : &function.instructions[found->second];
+            const size_t index = line_of(*at->location);
+            out.lines[index].samples += count;
+            out.lines[index].stalls[reason] += count;
+            hot[index][at->offset - function.start] += count;
+        }
     }
     for (size_t i = 0; i < out.lines.size(); ++i) {
-        auto& h = hot[i];
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> h;  // (samples, offset), hottest first
+        for (const auto& [offset, n] : hot[i]) h.push_back({n, offset});
         std::stable_sort(h.begin(), h.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         for (const auto& [n, offset] : h) out.lines[i].offsets.push_back(offset);
     }

@@ -88,7 +88,9 @@ TEST(CallLevelProfile, RepeatedLaunchesAreOneKernelWithACount) {
     ASSERT_TRUE(report["call"].is_object());
     const auto& call = report["call"];
     EXPECT_EQ(call["launches"], 256);
-    EXPECT_NEAR(call["gpu_seconds"].get<double>(), 256 * 3.38e-6, 0.05e-3);
+    // The call's GPU time is its 256 kernels' (the recorded timeline: 1.9-2.0 us each), not the span.
+    EXPECT_GT(call["gpu_seconds"].get<double>(), 256 * 1.5e-6);
+    EXPECT_LT(call["gpu_seconds"].get<double>(), 256 * 2.5e-6);
     int overhead = 0;
     for (const auto& f : call["findings"])
         if (f["tool"] == "launch_overhead") {

@@ -1,6 +1,6 @@
 // The profiling corpus's manifest (tests/profile_corpus/manifest.toml) as the recorded-corpus
 // tests read it: each kernel's file, the tool expected first ("none" for a healthy kernel), the
-// largest gain a healthy kernel may draw, and whether recorded counters can judge it.
+// largest gain a healthy kernel may draw, whether recorded counters can judge it, and the lines to change.
 #pragma once
 
 #include <filesystem>
@@ -17,6 +17,7 @@ struct CorpusKernel {
     std::string file, expect;
     double max_gain = 0.15;
     bool replayable = true;  // false: ncu's recorded page cannot judge it (no timeline); the CUPTI reply can
+    std::vector<int> lines;  // the source lines to change: the first line the top finding quotes must be one
 };
 
 inline std::vector<CorpusKernel> corpus_manifest() {
@@ -25,8 +26,11 @@ inline std::vector<CorpusKernel> corpus_manifest() {
     if (auto* kernels = table["kernel"].as_array())
         for (auto& node : *kernels) {
             auto& k = *node.as_table();
-            out.push_back({k["file"].value_or(std::string()), k["expect"].value_or(std::string()), k["max_gain"].value_or(0.15),
-                           k["replayable"].value_or(true)});
+            CorpusKernel kernel{k["file"].value_or(std::string()), k["expect"].value_or(std::string()), k["max_gain"].value_or(0.15),
+                                k["replayable"].value_or(true), {}};
+            if (auto* lines = k["lines"].as_array())
+                for (auto& line : *lines) kernel.lines.push_back(static_cast<int>(line.value_or(0)));
+            out.push_back(std::move(kernel));
         }
     return out;
 }

@@ -2,10 +2,12 @@
 // `scripts/gpu-check corpus`): the kernels are built and disassembled here, the counters replayed
 // from each recording (ncu's CSV and the worker's CUPTI reply), so the whole pipeline after the
 // counters runs on CI. The named tool must
-// rank first, and the healthy kernel must draw no finding above its max_gain
-// (tests/profile_corpus/manifest.toml).
+// rank first, the healthy kernel must draw no finding above its max_gain, and the top finding's
+// first source line must be one of the kernel's `lines` (tests/profile_corpus/manifest.toml).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
 #include <tuple>
 
 #include "corpus_manifest.h"
@@ -63,6 +65,20 @@ TEST_P(RecordedCorpus, RightToolRanksFirst) {
     if (text.find(".cu:") != std::string::npos) {
         EXPECT_NE(text.find(k.file), std::string::npos) << text;
     }
+    // The line to change: PC samples (in the CUPTI reply only) put one of the manifest's lines first
+    // among the top finding's source lines, and the LLM's feedback quotes it.
+    if (recording != Recording::cupti || k.lines.empty()) return;
+    std::string first;
+    for (const auto& e : findings[0]["evidence"])
+        if (e["kind"] == "source") {
+            first = e["name"].get<std::string>();
+            break;
+        }
+    ASSERT_FALSE(first.empty()) << k.file << ": no source line among the evidence\n" << findings[0]["evidence"].dump(1);
+    const int line = std::stoi(first.substr(first.rfind(':') + 1));
+    EXPECT_NE(std::find(k.lines.begin(), k.lines.end(), line), k.lines.end()) << k.file << ": quotes line " << line << "\n"
+                                                                             << findings[0]["evidence"].dump(1);
+    EXPECT_NE(run.feedback.find(k.file + ":" + std::to_string(line)), std::string::npos) << run.feedback;
 }
 
 INSTANTIATE_TEST_SUITE_P(H200, RecordedCorpus,
