@@ -9,6 +9,11 @@
   timing    KB_ROOT OUT.json PROBLEM.py...   eager and torch.compile times with KernelBench's
             cuda_event timing (its L2 flush, warm-up and trial loop), under the same TF32 policy as
             kernelpro's reference (off)
+  timing-protocol KB_ROOT OUT.json PROBLEM.py...   eager times under variants of that trial loop,
+            to explain where kernelpro's protocol differs: "kb" (KernelBench's own function),
+            "sync_after_flush" (the GPU idle when the call starts: the host's launch work is timed,
+            as in kernelpro's protocol) and "rotate3" (that, with the inputs rotating through 3
+            copies, as kernelpro's cold samples do)
 
 KernelBench's package __init__ imports its LLM clients (openai, litellm, dotenv, tqdm); where those
 are missing they are replaced by empty modules: evaluation never calls them. numpy and pydantic,
@@ -219,6 +224,58 @@ def timing(kb_root, out, problems, trials=50):
     return 0
 
 
+def _trial_loop(kb_timing, model, input_sets, trials, sync_after_flush):
+    """KernelBench's cuda_event trial (L2 flush, events around one call), optionally idling the GPU
+    before the start event and rotating through several input sets."""
+    import torch
+    for _ in range(5):
+        model(*input_sets[0])
+    torch.cuda.synchronize()
+    times = []
+    for trial in range(trials + 1):
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        kb_timing.clear_l2_cache(device="cuda:0")
+        if sync_after_flush:
+            torch.cuda.synchronize()
+        start.record()
+        model(*input_sets[trial % len(input_sets)])
+        end.record()
+        torch.cuda.synchronize()
+        if trial > 0:  # the first trial is discarded, as KernelBench does
+            times.append(start.elapsed_time(end))
+    return {"median_ms": statistics.median(times), "mean_ms": statistics.mean(times), "trials": len(times)}
+
+
+def timing_protocol(kb_root, out, problems, trials=50):
+    import torch
+    kb_eval, kb_timing = import_kernelbench(kb_root)
+    set_tf32_off()
+    results = []
+    for problem in problems:
+        entry = {"problem": problem}
+        source = open(problem).read()
+        try:
+            inputs = _inputs(kb_eval, source)
+            Model, get_init_inputs, _ = kb_eval.load_original_model_and_inputs(source, {})
+            with torch.no_grad():
+                kb_eval.set_seed(42)
+                init = [x.to(device="cuda:0", dtype=torch.float32) if isinstance(x, torch.Tensor) else x for x in get_init_inputs()]
+                model = Model(*init).to(device="cuda:0", dtype=torch.float32)
+                entry["kb"] = _time_model(kb_eval, kb_timing, source, inputs, False, trials)
+                entry["sync_after_flush"] = _trial_loop(kb_timing, model, [inputs], trials, True)
+                copies = [inputs] + [[x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] for _ in range(2)]
+                entry["rotate3"] = _trial_loop(kb_timing, model, copies, trials, True)
+            del model, inputs, copies
+            torch.cuda.empty_cache()
+        except Exception as e:
+            entry["error"] = f"{type(e).__name__}: {e}"[:300]
+        results.append(entry)
+        print(json.dumps(entry), flush=True)
+    json.dump(results, open(out, "w"), indent=2)
+    return 0
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -232,6 +289,8 @@ def main(argv):
         return evaluate(rest[0], rest[1], rest[2], rest[3:], int(os.environ.get("KB_EVAL_TRIALS", "1")))
     if command == "timing":
         return timing(rest[0], rest[1], rest[2:], int(os.environ.get("KB_TIMING_TRIALS", "50")))
+    if command == "timing-protocol":
+        return timing_protocol(rest[0], rest[1], rest[2:], int(os.environ.get("KB_TIMING_TRIALS", "50")))
     print(f"unknown command {command}\n{__doc__}")
     return 2
 

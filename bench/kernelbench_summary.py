@@ -43,12 +43,18 @@ def import_entries(out):
     return entries
 
 
-def print_full_tables(out, bench):
+def print_import_tables(out):
     print("\n| import | problems | converted | unconvertible | errors | degenerate | not checked |\n|---|---|---|---|---|---|---|")
     for name in ("l1", "l2", "l3", "l1_bf16"):
         c = load(f"{out}/import_{name}.json", {}).get("counts", {})
         print(f"| {name} | {c.get('problems', '-')} | {c.get('converted', '-')} | {c.get('unconvertible', '-')} | "
               f"{c.get('errors', '-')} | {c.get('degenerate', '-')} | {c.get('constant_unchecked', '-')} |")
+
+
+def print_timing_table(out, bench):
+    """Our eager/compile medians (the bench's baselines) against KernelBench's cuda_event timing."""
+    if not os.path.exists(f"{out}/kb_timing.json"):
+        return
     kb_time = {os.path.basename(os.path.dirname(e["problem"])): e for e in load(f"{out}/kb_timing.json", [])}
     print("\n| problem | eager ours ms | eager KB ms | ratio | compile ours ms | compile KB ms | ratio |\n|---|---|---|---|---|---|---|")
     for task, t in sorted(kb_time.items()):
@@ -100,7 +106,8 @@ def main(work, out, full):
     kb_skipped = os.path.exists(f"{out}/kb_skipped.txt")
     imports = import_entries(out)
     if full == "1":
-        print_full_tables(out, bench)
+        print_import_tables(out)
+    print_timing_table(out, bench)
     print_evaluation_cost(work)
 
     rows = []
