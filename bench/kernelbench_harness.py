@@ -12,8 +12,9 @@
   timing-protocol KB_ROOT OUT.json PROBLEM.py...   eager times under variants of that trial loop,
             to explain where kernelpro's protocol differs: "kb" (KernelBench's own function),
             "sync_after_flush" (the GPU idle when the call starts: the host's launch work is timed,
-            as in kernelpro's protocol) and "rotate3" (that, with the inputs rotating through 3
-            copies, as kernelpro's cold samples do)
+            as in kernelpro's protocol), "rotate3" (that, with the inputs rotating through 3
+            copies, as kernelpro's cold samples do) and "rotate3_redraw" (that, with new values
+            written into the inputs before each trial)
 
 KernelBench's package __init__ imports its LLM clients (openai, litellm, dotenv, tqdm); where those
 are missing they are replaced by empty modules: evaluation never calls them. numpy and pydantic,
@@ -224,7 +225,7 @@ def timing(kb_root, out, problems, trials=50):
     return 0
 
 
-def _trial_loop(kb_timing, model, input_sets, trials, sync_after_flush):
+def _trial_loop(kb_timing, model, input_sets, trials, sync_after_flush, redraw=False):
     """KernelBench's cuda_event trial (L2 flush, events around one call), optionally idling the GPU
     before the start event and rotating through several input sets."""
     import torch
@@ -235,6 +236,10 @@ def _trial_loop(kb_timing, model, input_sets, trials, sync_after_flush):
     for trial in range(trials + 1):
         torch.cuda.synchronize()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if redraw:  # new values written into the inputs just before, as kernelpro's even samples do
+            for x in input_sets[trial % len(input_sets)]:
+                if isinstance(x, torch.Tensor) and x.is_floating_point():
+                    x.uniform_()
         kb_timing.clear_l2_cache(device="cuda:0")
         if sync_after_flush:
             torch.cuda.synchronize()
@@ -266,6 +271,7 @@ def timing_protocol(kb_root, out, problems, trials=50):
                 entry["sync_after_flush"] = _trial_loop(kb_timing, model, [inputs], trials, True)
                 copies = [inputs] + [[x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] for _ in range(2)]
                 entry["rotate3"] = _trial_loop(kb_timing, model, copies, trials, True)
+                entry["rotate3_redraw"] = _trial_loop(kb_timing, model, copies, trials, True, redraw=True)
             del model, inputs, copies
             torch.cuda.empty_cache()
         except Exception as e:
