@@ -5,6 +5,8 @@
 // source lines on the orchestrator's side, src/profile/pc_samples.h).
 #include "gpu/counters/kp_counters.h"
 
+#include "common/stopwatch.h"
+
 #include <cuda.h>
 #include <cupti.h>
 #include <cupti_pcsampling.h>
@@ -134,6 +136,13 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
     constexpr size_t kPcsPerBuffer = 4096;
     const std::uint32_t period = request.value("sampling_period", 9u);
     CUcontext ctx = current_context();
+    // Where the sampled call's time goes ("seconds" in the reply; the disable follows the return).
+    json seconds = json::object();
+    auto phase_start = std::chrono::steady_clock::now();
+    auto lap = [&](const char* phase) {
+        seconds[phase] = kp::seconds_since(phase_start);
+        phase_start = std::chrono::steady_clock::now();
+    };
     // Every other PC sampling call needs the context's sampling object, which the enable creates
     // (asking for the stall reasons first fails with CUPTI_ERROR_INVALID_OPERATION on the H200's driver).
     Enabled enabled(ctx);
@@ -160,15 +169,19 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
     configure.numAttributes = config.size();
     configure.pPCSamplingConfigurationInfo = config.data();
     check(cuptiPCSamplingSetConfigurationAttribute(&configure), "cuptiPCSamplingSetConfigurationAttribute");
+    lap("configure");
 
     if (prepare(user) != 0) throw SamplingError{"preparing the sampled call failed"};
+    lap("prepare");
     CUpti_PCSamplingStartParams start{CUpti_PCSamplingStartParamsSize};
     start.ctx = ctx;
     check(cuptiPCSamplingStart(&start), "cuptiPCSamplingStart");
     const int status = call(user);
+    lap("call");
     CUpti_PCSamplingStopParams stop{CUpti_PCSamplingStopParamsSize};
     stop.ctx = ctx;
     CUptiResult stopped = cuptiPCSamplingStop(&stop);
+    lap("stop");
     if (status != 0) throw SamplingError{"the sampled call failed"};
     check(stopped, "cuptiPCSamplingStop");
 
@@ -186,6 +199,8 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
         remaining = more.data.remainingNumPcs;
         if (more.data.totalNumPcs == 0) break;
     }
+    lap("drain");
+    reply["seconds"] = std::move(seconds);
     json pcs = json::array();
     for (const auto& [key, stalls] : by_pc) pcs.push_back({{"function", std::get<0>(key)}, {"pc_offset", std::get<1>(key)}, {"stalls", stalls}});
     reply["pcs"] = std::move(pcs);
