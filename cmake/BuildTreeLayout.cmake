@@ -10,6 +10,7 @@ endfunction()
 
 kp_link_into_build_tree(${PROJECT_SOURCE_DIR}/include/kernelpro ${PROJECT_BINARY_DIR}/include/kernelpro)
 kp_link_into_build_tree(${PROJECT_SOURCE_DIR}/prompts ${PROJECT_BINARY_DIR}/share/kernelpro/prompts)
+kp_link_into_build_tree(${PROJECT_SOURCE_DIR}/autoprofiler ${PROJECT_BINARY_DIR}/share/kernelpro/autoprofiler)
 kp_link_into_build_tree(${PROJECT_SOURCE_DIR}/python ${PROJECT_BINARY_DIR}/share/kernelpro/python)
 # nvdisasm and cuobjdump from PyPI, where scripts/install-nvidia-tools puts them (the link may
 # dangle until it has run: the locator then looks elsewhere).

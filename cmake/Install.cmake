@@ -29,6 +29,7 @@ endif()
 
 install(FILES ${PROJECT_SOURCE_DIR}/include/kernelpro/abi.h DESTINATION include/kernelpro)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/prompts/ DESTINATION share/kernelpro/prompts)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/autoprofiler/ DESTINATION share/kernelpro/autoprofiler)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tasks/ DESTINATION share/kernelpro/tasks)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/kernelpro_torch DESTINATION share/kernelpro/python PATTERN __pycache__ EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/.tools/nvidia/ DESTINATION libexec/kernelpro/nvidia

@@ -11,7 +11,10 @@
 
 #include <fmt/format.h>
 
+#include "analysis/feedback.h"
 #include "analysis/tool_list.h"
+#include "autoprofiler/named_trees.h"
+#include "autoprofiler/tree_evaluation.h"
 #include "analysis/tool_registry.h"
 #include "build/candidate_builder.h"
 #include "cli/commands.h"
@@ -27,6 +30,7 @@ struct ProfileArgs {
     std::string task, candidate, ncu, request_file, counters_file, ncu_csv, ceilings;
     std::vector<std::string> params, tools, collectors;
     std::string stages = "auto", counters = "auto";
+    std::string tree, tree_costs = "h200";  // --tree: a profiling tree picks what the feedback shows
     bool json = false, feedback = false, list_tools = false, list_collectors = false, quiet = false, no_cache = false;
     double budget_seconds = 120.0;
     int budget_passes = 40;
@@ -64,8 +68,17 @@ Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a) {
     options.ncu_csv = a.ncu_csv;
     options.source_name = a.candidate;
     options.ceilings_file = a.ceilings;
-    options.budget_seconds = a.budget_seconds;
-    options.budget_passes = a.budget_passes;
+    if (a.tree.empty()) {
+        options.budget_seconds = a.budget_seconds;
+        options.budget_passes = a.budget_passes;
+    } else {
+        // The tree's leaves choose among every tool's findings; the budget is the tree's (applied
+        // to its actions by their measured costs), the collection itself stays the fixed plan.
+        if (!options.tools.empty()) return make_error("--tree and --tools are exclusive: the tree picks the tools");
+        if (auto tree = autoprofiler::resolve_tree(a.tree); !tree) return tree.error();
+        if (auto costs = autoprofiler::resolve_cost_table(a.tree_costs); !costs) return costs.error();
+        for (const auto* t : analysis::default_tool_registry().all()) options.tools.emplace_back(t->name());
+    }
     if (!a.quiet)
         options.on_progress = [start = std::chrono::steady_clock::now()](const std::string& line) {
             double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -82,7 +95,68 @@ std::string usage_problem(const ProfileArgs& a) {
     return "";
 }
 
+// --tree: each kernel's walk of the tree within the budget, and the feedback its leaf asks for.
+Result<std::vector<autoprofiler::TreeOutcome>> tree_outcomes(const ProfileArgs& a, const diagnose::ProfileReport& report) {
+    auto tree = autoprofiler::resolve_tree(a.tree);
+    if (!tree) return tree.error();
+    auto costs = autoprofiler::resolve_cost_table(a.tree_costs);
+    if (!costs) return costs.error();
+    autoprofiler::Budget budget;
+    budget.seconds = a.budget_seconds;
+    budget.passes = a.budget_passes;
+    // Launch facts (registers, local memory, shared memory) come with a worker's counters reply.
+    const std::string reply = a.ncu_csv.ends_with(".json") ? a.ncu_csv : a.counters_file;
+    std::vector<autoprofiler::TreeOutcome> out;
+    for (const auto& k : report.kernels) {
+        autoprofiler::KernelRecord record;
+        record.name = k.diagnosis.kernel_name;
+        record.diagnosis = k.diagnosis;
+        record.signals = autoprofiler::signals_of(k.diagnosis, k.roofline_known, reply);
+        out.push_back(autoprofiler::evaluate_tree(*tree, record, *costs, budget));
+    }
+    return out;
+}
+
+nlohmann::json to_json(const autoprofiler::TreeOutcome& o) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const auto& f : o.findings) findings.push_back(analysis::to_json(f));
+    return {{"leaf", o.leaf}, {"path", o.path}, {"taken", o.taken}, {"dropped", o.dropped},
+            {"seconds", o.cost.seconds}, {"passes", o.cost.passes}, {"findings", findings}, {"feedback", o.feedback}};
+}
+
+int print_tree_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
+    report.candidate = a.candidate;
+    auto outcomes = tree_outcomes(a, report);
+    if (!outcomes) {
+        std::cerr << "error: " << outcomes.error().message << "
+";
+        return kExitUsage;
+    }
+    if (a.json) {
+        auto j = diagnose::profile_report_json(report);
+        for (size_t i = 0; i < outcomes->size(); ++i) j["kernels"][i]["tree"] = to_json((*outcomes)[i]);
+        std::cout << dump_json(j, 2) << "\n";
+    } else {
+        for (const auto& o : *outcomes) {
+            if (!a.feedback) {
+                std::string path;
+                for (const auto& n : o.path) path += (path.empty() ? "" : " > ") + n;
+                std::string taken, dropped;
+                for (const auto& t : o.taken) taken += " " + t;
+                for (const auto& d : o.dropped) dropped += " " + d;
+                std::cout << fmt::format("Tree {}: {}; took{}{}; {:.2f} s, {} passes\n", a.tree, path, taken.empty() ? " nothing" : taken,
+                                         dropped.empty() ? "" : "; dropped for the budget:" + dropped, o.cost.seconds, o.cost.passes);
+            }
+            std::cout << o.feedback;
+        }
+    }
+    if (report.environment_error.empty()) return kExitOk;
+    std::cerr << "error: " << report.environment_error << "\n";
+    return kExitEnvironment;
+}
+
 int print_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
+    if (!a.tree.empty()) return print_tree_report(a, report);
     report.candidate = a.candidate;
     if (a.json) std::cout << dump_json(diagnose::profile_report_json(report), 2) << "\n";
     else if (a.feedback) std::cout << diagnose::render_profile_feedback(report);
@@ -184,6 +258,10 @@ Handler register_profile(CLI::App& root) {
     cmd->add_option("--keep-request", a->request_file, "Write the worker's profile_run request here and keep it (the ncu commands in --json then re-run as recorded)");
     cmd->add_option("--keep-counters", a->counters_file, "Write the worker's raw CUPTI counters reply (JSON) here");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+    cmd->add_option("--tree", a->tree,
+                    "Profiling tree (docs/autoprofiler.md): a file, or none | roofline | full; the feedback is what its leaf for each "
+                    "kernel takes within --budget-seconds/--budget-passes");
+    cmd->add_option("--tree-costs", a->tree_costs, "The tree's action costs: a GPU name or a cost file")->capture_default_str();
     return [a]() -> int { return run_profile(*a); };
 }
 

@@ -28,5 +28,6 @@ Handler register_report(CLI::App& root);
 Handler register_import(CLI::App& root);
 Handler register_kernelbench(CLI::App& root);
 Handler register_bench(CLI::App& root);
+Handler register_autoprofile(CLI::App& root);
 
 }  // namespace kp::cli

@@ -8,7 +8,9 @@
 
 namespace kp::cli {
 
-Result<std::shared_ptr<llm::LlmAgents>> make_llm_agents(const LlmOptionValues& values) {
+namespace {
+
+Result<llm::LlmConfig> resolve(const LlmOptionValues& values) {
     llm::LlmConfigSources sources;
     sources.spec = values.spec;
     if (!values.config.empty()) sources.config_file = values.config;
@@ -18,6 +20,20 @@ Result<std::shared_ptr<llm::LlmAgents>> make_llm_agents(const LlmOptionValues& v
     if (!values.record.empty()) config->record_path = values.record;
     if (!values.replay.empty()) config->replay_path = values.replay;
     if (auto key = llm::require_api_key(*config); !key.ok()) return key.error();
+    return config;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<llm::ChatClient>> make_llm_client(const LlmOptionValues& values) {
+    auto config = resolve(values);
+    if (!config.ok()) return config.error();
+    return llm::make_chat_client(*config, std::make_shared<llm::SpendTracker>());
+}
+
+Result<std::shared_ptr<llm::LlmAgents>> make_llm_agents(const LlmOptionValues& values) {
+    auto config = resolve(values);
+    if (!config.ok()) return config.error();
     auto client = llm::make_chat_client(*config, std::make_shared<llm::SpendTracker>());
     if (!client.ok()) return client.error();
     llm::LlmAgentsOptions options;

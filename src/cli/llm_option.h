@@ -19,5 +19,7 @@ struct LlmOptionValues {
 // `script:FILE` (a hand-written JSONL of replies) or PROVIDER:MODEL (configuration from the
 // environment or $KERNELPRO_LLM_CONFIG, see docs/llm.md).
 Result<std::shared_ptr<llm::LlmAgents>> make_llm_agents(const LlmOptionValues& values);
+// The chat client alone (record/replay applied), for callers with prompts of their own (autoprofile learn).
+Result<std::shared_ptr<llm::ChatClient>> make_llm_client(const LlmOptionValues& values);
 
 }  // namespace kp::cli

@@ -1,0 +1,159 @@
+#include "autoprofiler/catalogue.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "analysis/roofline.h"
+#include "analysis/tool_registry.h"
+#include "profile/ncu_collector.h"
+
+namespace kp::autoprofiler {
+
+const std::vector<SignalInfo>& signal_catalogue() {
+    static const std::vector<SignalInfo> signals = {
+        {"static.registers", "", "registers per thread (ptxas / the launch's function attributes)"},
+        {"static.local_bytes", "", "local memory per thread, bytes (spills and stack)"},
+        {"static.shared_bytes", "", "shared memory per block, static + dynamic, bytes"},
+        {"static.threads_per_block", "", "threads per block of the launch"},
+        {"static.blocks", "", "blocks in the grid"},
+        {"roofline.memory_bound", kRooflineAction, "1 when the roofline class is memory-bound, else 0"},
+        {"roofline.compute_bound", kRooflineAction, "1 when the roofline class is compute-bound, else 0"},
+        {"roofline.latency_bound", kRooflineAction, "1 when the roofline class is latency-bound, else 0"},
+        {"roofline.sol_memory", kRooflineAction, "the busiest memory level's share of its peak (0..1)"},
+        {"roofline.sol_compute", kRooflineAction, "the busiest math pipe's share of its peak (0..1)"},
+        {"roofline.sol_dram", kRooflineAction, "DRAM bandwidth's share of its peak (0..1)"},
+        {"roofline.arithmetic_intensity", kRooflineAction, "FLOP per DRAM byte"},
+        {"roofline.waves", kRooflineAction, "waves of blocks per SM"},
+    };
+    return signals;
+}
+
+const SignalInfo* find_signal(const std::string& name) {
+    for (const auto& s : signal_catalogue())
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+std::vector<std::string> action_catalogue() {
+    std::vector<std::string> out{kRooflineAction};
+    for (const auto* tool : analysis::default_tool_registry().all()) out.push_back("tool:" + std::string(tool->name()));
+    return out;
+}
+
+bool is_known_action(const std::string& action) {
+    auto all = action_catalogue();
+    return std::find(all.begin(), all.end(), action) != all.end();
+}
+
+std::string tool_of_action(const std::string& action) { return action.rfind("tool:", 0) == 0 ? action.substr(5) : std::string(); }
+
+const ActionCost& CostTable::of(const std::string& action) const {
+    static const ActionCost none;
+    auto it = actions.find(action);
+    return it == actions.end() ? none : it->second;
+}
+
+Result<CostTable> load_cost_table(const std::filesystem::path& path) {
+    toml::table doc;
+    try {
+        doc = toml::parse_file(path.string());
+    } catch (const toml::parse_error& e) {
+        return make_error(fmt::format("{}:{}: {}", path.string(), e.source().begin.line, e.description()));
+    }
+    CostTable table;
+    table.gpu = doc["gpu"].value_or(std::string());
+    table.source = doc["source"].value_or(std::string());
+    table.collection_seconds = doc["collection_seconds"].value_or(0.0);
+    if (table.gpu.empty()) return make_error(path.string() + ":1: `gpu` (the GPU these costs were measured on) is missing");
+    if (auto* actions = doc["action"].as_table()) {
+        for (auto& [key, node] : *actions) {
+            const std::string name(key.str());
+            const int line = static_cast<int>(node.source().begin.line);
+            if (!is_known_action(name)) return make_error(fmt::format("{}:{}: unknown action '{}'", path.string(), line, name));
+            auto* t = node.as_table();
+            if (!t) return make_error(fmt::format("{}:{}: action '{}' must be a table {{seconds, passes}}", path.string(), line, name));
+            ActionCost cost{(*t)["seconds"].value_or(-1.0), static_cast<int>((*t)["passes"].value_or(int64_t{-1}))};
+            if (cost.seconds < 0 || cost.passes < 0)
+                return make_error(fmt::format("{}:{}: action '{}' needs seconds >= 0 and passes >= 0", path.string(), line, name));
+            table.actions[name] = cost;
+        }
+    }
+    for (const auto& a : action_catalogue())
+        if (!table.actions.count(a)) return make_error(fmt::format("{}: no cost for action '{}'", path.string(), a));
+    return table;
+}
+
+std::string to_toml(const CostTable& table) {
+    std::ostringstream out;
+    out << "# Profiling cost per action on one GPU (docs/autoprofiler.md). Re-seed with\n"
+        << "# `kernelpro autoprofile costs --recordings DIR --gpu NAME`.\n";
+    out << fmt::format("gpu = \"{}\"\nsource = \"{}\"\ncollection_seconds = {:.4f}\n", table.gpu, table.source, table.collection_seconds);
+    for (const auto& a : action_catalogue()) {
+        const auto& c = table.of(a);
+        out << fmt::format("\n[action.\"{}\"]\nseconds = {:.4f}\npasses = {}\n", a, c.seconds, c.passes);
+    }
+    return out.str();
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+}  // namespace
+
+Result<CostTable> seed_cost_table(const std::vector<std::filesystem::path>& replies, std::string gpu) {
+    std::vector<double> setup, per_pass, passes;
+    for (const auto& path : replies) {
+        std::ifstream in(path);
+        nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+        if (j.is_discarded() || !j.contains("seconds") || !j.contains("passes"))
+            return make_error(path.string() + ": not a counters reply (no seconds/passes)");
+        const double p = j["passes"].get<double>();
+        if (p <= 0) continue;
+        setup.push_back(j["seconds"].value("setup", 0.0));
+        per_pass.push_back(j["seconds"].value("passes", 0.0) / p);
+        passes.push_back(p);
+    }
+    if (passes.empty()) return make_error("no counters reply with a measured pass count");
+    CostTable table;
+    table.gpu = std::move(gpu);
+    table.source = fmt::format("seeded from {} recorded CUPTI counter replies (median setup, seconds per pass, passes)", passes.size());
+    table.collection_seconds = median(setup);
+    const double seconds_per_pass = median(per_pass);
+
+    // The model's passes per action, then scaled to what was measured for the whole set.
+    const auto& roofline = analysis::roofline_metric_names();
+    const int roofline_passes = std::max(1, profile::estimate_ncu_replay_passes(roofline, {}, false));
+    std::map<std::string, int> modelled{{kRooflineAction, roofline_passes}};
+    std::set<std::string> every(roofline.begin(), roofline.end());
+    for (const auto* tool : analysis::default_tool_registry().all()) {
+        auto needs = tool->needs();
+        std::vector<std::string> own;
+        for (const auto& m : needs.metrics)
+            if (std::find(roofline.begin(), roofline.end(), m) == roofline.end()) own.push_back(m);
+        every.insert(own.begin(), own.end());
+        modelled["tool:" + std::string(tool->name())] = own.empty() ? 0 : std::max(1, profile::estimate_ncu_replay_passes(own, {}, false));
+    }
+    const int modelled_all = std::max(1, profile::estimate_ncu_replay_passes({every.begin(), every.end()}, {}, false));
+    const double scale = median(passes) / modelled_all;
+    for (const auto& [action, p] : modelled) {
+        const int scaled = p == 0 ? 0 : std::max(1, static_cast<int>(p * scale + 0.5));
+        table.actions[action] = {scaled * seconds_per_pass, scaled};
+    }
+    // A timeline is one more run of the program (no replay): charged like a collection's start-up.
+    for (const auto* tool : analysis::default_tool_registry().all())
+        if (tool->needs().timeline) table.actions["tool:" + std::string(tool->name())].seconds += table.collection_seconds;
+    return table;
+}
+
+}  // namespace kp::autoprofiler

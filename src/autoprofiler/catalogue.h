@@ -1,0 +1,61 @@
+// The signals a tree may test and the actions a leaf may take, with each action's cost on one GPU.
+// Actions: "counters:roofline" (the roofline's counter group, which also makes the roofline
+// signals known) and "tool:<name>" for every registered micro-tool (its counters, SASS, ptxas or
+// timeline). Signals: static facts known before any collection (from the build and the launch)
+// and metrics measured by an action.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace kp::autoprofiler {
+
+inline constexpr const char* kRooflineAction = "counters:roofline";
+
+struct SignalInfo {
+    std::string name;
+    std::string needs;        // the action that measures it; empty: known before profiling
+    std::string description;
+};
+
+const std::vector<SignalInfo>& signal_catalogue();
+const SignalInfo* find_signal(const std::string& name);
+// kRooflineAction first, then "tool:<name>" for each registered tool, in registry order.
+std::vector<std::string> action_catalogue();
+bool is_known_action(const std::string& action);
+// "tool:narrow_global_access" -> "narrow_global_access"; "" for other actions.
+std::string tool_of_action(const std::string& action);
+
+struct ActionCost {
+    double seconds = 0;
+    int passes = 0;
+    bool operator==(const ActionCost&) const = default;
+};
+
+// Costs per action on one GPU (autoprofiler/costs/<gpu>.toml). `collection_seconds` is charged
+// once when any action with replay passes runs: the counter collection's start-up.
+struct CostTable {
+    std::string gpu;
+    std::string source;                 // how it was measured
+    double collection_seconds = 0;
+    std::map<std::string, ActionCost> actions;
+    // An action missing from the table is an error at load time, so lookups here always succeed.
+    const ActionCost& of(const std::string& action) const;
+};
+
+Result<CostTable> load_cost_table(const std::filesystem::path& path);
+std::string to_toml(const CostTable& table);
+
+// Seeds a table from recorded CUPTI counter replies (<kernel>.counters.json: measured setup
+// seconds, passes and seconds per pass): start-up = median setup, seconds per pass = median of
+// passes seconds / passes; each action's passes by the counter-pass model (estimate_ncu_replay_passes)
+// for its own metrics beyond the roofline's, scaled so the full set matches the median measured
+// passes; SASS/ptxas-only tools cost no passes and no collection time (the build already disassembles).
+Result<CostTable> seed_cost_table(const std::vector<std::filesystem::path>& counters_replies, std::string gpu);
+
+}  // namespace kp::autoprofiler

@@ -1,0 +1,101 @@
+#include "autoprofiler/kernel_record.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "analysis/tool_registry.h"
+#include "build/candidate_builder.h"
+#include "diagnose/profile_candidate.h"
+#include "task/task_spec.h"
+
+namespace kp::autoprofiler {
+
+std::map<std::string, double> signals_of(const analysis::Diagnosis& d, bool roofline_known, const std::filesystem::path& reply_path) {
+    std::map<std::string, double> s;
+    std::ifstream in(reply_path);
+    nlohmann::json reply = nlohmann::json::parse(in, nullptr, false);
+    if (!reply.is_discarded() && reply.contains("launches") && !reply["launches"].empty()) {
+        const auto& l = reply["launches"][0];
+        s["static.registers"] = l.value("registers", 0.0);
+        s["static.local_bytes"] = l.value("local_bytes", 0.0);
+        s["static.shared_bytes"] = l.value("static_shared_bytes", 0.0) + l.value("dynamic_shared_bytes", 0.0);
+        auto product = [](const nlohmann::json& dims) {
+            double p = 1;
+            for (const auto& v : dims) p *= v.get<double>();
+            return p;
+        };
+        if (l.contains("block")) s["static.threads_per_block"] = product(l["block"]);
+        if (l.contains("grid")) s["static.blocks"] = product(l["grid"]);
+    }
+    if (roofline_known) {
+        const auto& r = d.roofline;
+        s["roofline.memory_bound"] = r.kind == analysis::RooflineClass::memory_bound;
+        s["roofline.compute_bound"] = r.kind == analysis::RooflineClass::compute_bound;
+        s["roofline.latency_bound"] = r.kind == analysis::RooflineClass::latency_bound;
+        s["roofline.sol_memory"] = r.memory_sol;
+        s["roofline.sol_compute"] = r.compute_sol;
+        s["roofline.sol_dram"] = r.dram_sol;
+        s["roofline.arithmetic_intensity"] = r.arithmetic_intensity;
+        if (r.waves) s["roofline.waves"] = *r.waves;
+    }
+    return s;
+}
+
+Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& options) {
+    toml::table manifest;
+    const auto manifest_path = options.corpus / "manifest.toml";
+    try {
+        manifest = toml::parse_file(manifest_path.string());
+    } catch (const toml::parse_error& e) {
+        return make_error(manifest_path.string() + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+    }
+    auto task = load_task(options.corpus / manifest["task"].value_or(std::string("task")));
+    if (!task) return task.error();
+    BuilderOptions build_options;
+    build_options.arch = detect_gpu_arch();
+    CandidateBuilder builder(build_options);
+    std::vector<std::string> every_tool;
+    for (const auto* t : analysis::default_tool_registry().all()) every_tool.emplace_back(t->name());
+
+    std::vector<KernelRecord> out;
+    auto* kernels = manifest["kernel"].as_array();
+    if (!kernels) return make_error(manifest_path.string() + ": no [[kernel]] entries");
+    for (auto& node : *kernels) {
+        auto& k = *node.as_table();
+        KernelRecord record;
+        const std::string file = k["file"].value_or(std::string());
+        record.name = std::filesystem::path(file).stem().string();
+        if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), record.name) == options.only.end()) continue;
+        record.expect = k["expect"].value_or(std::string("none"));
+        record.max_gain = k["max_gain"].value_or(0.15);
+        const auto reply = options.recordings / (record.name + ".counters.json");
+        if (!std::filesystem::exists(reply)) return make_error(reply.string() + ": no recorded counters for " + file);
+        auto build = builder.build({(options.corpus / file).string(), {}, task->libraries});
+        if (!build || !build->ok()) return make_error(file + ": " + (build ? build->message : build.error().message));
+        diagnose::ProfileOptions p;
+        p.ncu_csv = reply;
+        p.ceilings_file = options.recordings / "ceilings.json";
+        p.tools = every_tool;
+        p.use_cache = false;
+        p.source_name = (options.corpus / file).string();
+        auto report = diagnose::profile_candidate_report(*task, *build, p);
+        if (!report) return make_error(file + ": " + report.error().message);
+        if (report->kernels.empty()) return make_error(file + ": the profile found no kernel");
+        const auto& kd = report->kernels.front();
+        record.diagnosis = kd.diagnosis;
+        record.signals = signals_of(kd.diagnosis, kd.roofline_known, reply);
+        out.push_back(std::move(record));
+    }
+    return out;
+}
+
+void split_records(const std::vector<KernelRecord>& all, int every, std::vector<KernelRecord>& train, std::vector<KernelRecord>& held_out) {
+    train.clear();
+    held_out.clear();
+    for (size_t i = 0; i < all.size(); ++i) ((every > 0 && i % static_cast<size_t>(every) == static_cast<size_t>(every) - 1) ? held_out : train).push_back(all[i]);
+}
+
+}  // namespace kp::autoprofiler

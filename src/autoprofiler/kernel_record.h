@@ -1,0 +1,42 @@
+// What the tree is evaluated on: one kernel's signals and every tool's findings, from one full
+// profile (every tool, whatever the class) of recorded counters, plus its label for the objective.
+// A leaf's feedback is that profile's findings restricted to the tools the leaf runs: the tools
+// judge independently, so restricting afterwards gives what running only them would.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/diagnosis.h"
+#include "common/result.h"
+
+namespace kp::autoprofiler {
+
+struct KernelRecord {
+    std::string name;                    // the corpus kernel's file stem
+    std::string expect = "none";         // the tool that names its real flaw; "none": healthy
+    double max_gain = 0.15;              // a healthy kernel's feedback stays below this
+    std::map<std::string, double> signals;  // signal_catalogue() names; absent: unknown
+    analysis::Diagnosis diagnosis;       // every tool's findings (the pipeline's 5% floor, at most 8), by gain
+};
+
+struct CorpusOptions {
+    std::filesystem::path corpus;        // holds manifest.toml, the task folder and the .cu files
+    std::filesystem::path recordings;    // <kernel>.counters.json (and ceilings.json)
+    std::vector<std::string> only;       // non-empty: these kernels (file stems)
+};
+
+// Builds every manifest kernel, replays its recorded counters and diagnoses it with every tool.
+// Needs nvcc and the SASS tools (not a GPU).
+Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& options);
+
+// The signals of a profile report's first kernel plus the launch facts of its counters reply.
+std::map<std::string, double> signals_of(const analysis::Diagnosis& diagnosis, bool roofline_known,
+                                         const std::filesystem::path& counters_reply);
+
+// Deterministic train / held-out split: every `every`-th kernel in manifest order is held out.
+void split_records(const std::vector<KernelRecord>& all, int every, std::vector<KernelRecord>& train, std::vector<KernelRecord>& held_out);
+
+}  // namespace kp::autoprofiler

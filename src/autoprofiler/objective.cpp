@@ -1,0 +1,44 @@
+#include "autoprofiler/objective.h"
+
+#include <algorithm>
+
+namespace kp::autoprofiler {
+
+bool is_hit(const KernelRecord& kernel, const TreeOutcome& outcome) {
+    if (kernel.expect == "none")
+        return std::none_of(outcome.findings.begin(), outcome.findings.end(),
+                            [&](const analysis::Finding& f) { return f.estimated_gain > kernel.max_gain; });
+    return std::any_of(outcome.findings.begin(), outcome.findings.end(), [&](const analysis::Finding& f) { return f.tool == kernel.expect; });
+}
+
+namespace {
+
+class DiagnosisHitRate : public Objective {
+public:
+    explicit DiagnosisHitRate(double cost_weight) : cost_weight_(cost_weight) {}
+    std::string name() const override { return "diagnosis_hit_rate"; }
+    Score score(const std::vector<KernelRecord>& kernels, const std::vector<TreeOutcome>& outcomes, const Budget& budget) const override {
+        Score s;
+        s.kernels = static_cast<int>(kernels.size());
+        if (kernels.empty()) return s;
+        for (size_t i = 0; i < kernels.size(); ++i) {
+            s.hits += is_hit(kernels[i], outcomes[i]);
+            s.mean_seconds += outcomes[i].cost.seconds / s.kernels;
+            s.mean_passes += static_cast<double>(outcomes[i].cost.passes) / s.kernels;
+        }
+        s.hit_rate = static_cast<double>(s.hits) / s.kernels;
+        const bool in_passes = budget.passes < (1 << 20);
+        const double share = in_passes ? s.mean_passes / std::max(1, budget.passes) : (budget.seconds < 1e9 ? s.mean_seconds / budget.seconds : s.mean_seconds);
+        s.value = s.hit_rate - cost_weight_ * share;
+        return s;
+    }
+
+private:
+    double cost_weight_;
+};
+
+}  // namespace
+
+std::unique_ptr<Objective> diagnosis_hit_rate(double cost_weight) { return std::make_unique<DiagnosisHitRate>(cost_weight); }
+
+}  // namespace kp::autoprofiler

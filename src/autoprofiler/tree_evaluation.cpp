@@ -1,0 +1,75 @@
+#include "autoprofiler/tree_evaluation.h"
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/feedback.h"
+
+namespace kp::autoprofiler {
+
+namespace {
+
+// Tries one action against the budget; the collection's start-up is charged with the first
+// action that replays the kernel.
+bool take(const std::string& action, const CostTable& costs, const Budget& budget, TreeOutcome& out, bool& collection_started) {
+    if (std::find(out.taken.begin(), out.taken.end(), action) != out.taken.end()) return true;
+    ActionCost extra = costs.of(action);
+    if (extra.passes > 0 && !collection_started) extra.seconds += costs.collection_seconds;
+    if (out.cost.seconds + extra.seconds > budget.seconds + 1e-12 || out.cost.passes + extra.passes > budget.passes) {
+        if (std::find(out.dropped.begin(), out.dropped.end(), action) == out.dropped.end()) out.dropped.push_back(action);
+        return false;
+    }
+    if (extra.passes > 0) collection_started = true;
+    out.cost.seconds += extra.seconds;
+    out.cost.passes += extra.passes;
+    out.taken.push_back(action);
+    return true;
+}
+
+std::string render(const KernelRecord& kernel, const std::vector<analysis::Finding>& shown, bool roofline, const Rendering& r) {
+    analysis::Diagnosis d = kernel.diagnosis;
+    d.findings = shown;
+    analysis::LlmFeedbackOptions options;
+    options.max_findings = static_cast<size_t>(r.max_findings);
+    options.max_evidence_per_finding = static_cast<size_t>(r.max_evidence);
+    std::string text = analysis::render_llm_feedback(d, options);
+    if (roofline) return text;
+    // Without the roofline's counters its class and time are not known: the first line goes.
+    auto eol = text.find('\n');
+    return "Profile of " + kernel.diagnosis.kernel_name + " (no counters collected).\n" + (eol == std::string::npos ? "" : text.substr(eol + 1));
+}
+
+}  // namespace
+
+TreeOutcome evaluate_tree(const ProfilingTree& tree, const KernelRecord& kernel, const CostTable& costs, const Budget& budget,
+                          bool render_text) {
+    TreeOutcome out;
+    bool collection_started = false;
+    std::string at = tree.root;
+    // validate_tree refused cycles; the bound only guards a tree built in code without validation.
+    for (size_t steps = 0; steps <= tree.nodes.size(); ++steps) {
+        const TreeNode& node = tree.nodes.at(at);
+        out.path.push_back(at);
+        for (const auto& a : node.collect) take(a, costs, budget, out, collection_started);
+        if (node.is_leaf()) break;
+        const SignalInfo* s = find_signal(node.signal);
+        const bool known = s && (s->needs.empty() || std::find(out.taken.begin(), out.taken.end(), s->needs) != out.taken.end());
+        auto value = kernel.signals.find(node.signal);
+        const bool above = known && value != kernel.signals.end() && value->second >= node.threshold;
+        at = above ? node.above : node.below;
+    }
+    out.leaf = out.path.back();
+    const Rendering& rendering = tree.nodes.at(out.leaf).rendering;
+    std::set<std::string> tools;
+    for (const auto& a : out.taken)
+        if (auto t = tool_of_action(a); !t.empty()) tools.insert(t);
+    for (const auto& f : kernel.diagnosis.findings) {
+        if (static_cast<int>(out.findings.size()) == rendering.max_findings) break;
+        if (tools.count(f.tool) && f.estimated_gain >= rendering.min_gain) out.findings.push_back(f);
+    }
+    const bool roofline = std::find(out.taken.begin(), out.taken.end(), kRooflineAction) != out.taken.end();
+    if (render_text) out.feedback = render(kernel, out.findings, roofline, rendering);
+    return out;
+}
+
+}  // namespace kp::autoprofiler

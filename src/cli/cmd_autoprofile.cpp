@@ -1,0 +1,226 @@
+// kernelpro autoprofile catalogue | costs | eval | learn | compare: the profiling tree (issue 13,
+// docs/autoprofiler.md). eval/learn/compare read a labelled corpus (manifest.toml, --tasks) and
+// its recorded counters (--recordings): the kernels are built and disassembled here, the counters
+// replayed, so no GPU is needed. Exit codes: 0 done, 2 usage or input error, 3 environment (no nvcc).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "autoprofiler/catalogue.h"
+#include "autoprofiler/comparison.h"
+#include "autoprofiler/learning_run.h"
+#include "autoprofiler/named_trees.h"
+#include "cli/commands.h"
+#include "cli/llm_option.h"
+
+namespace kp::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace ap = kp::autoprofiler;
+
+struct AutoprofileArgs {
+    std::vector<std::string> tasks, trees;
+    std::string recordings, costs = "h200", gpu = "h200", out, store, tree = "full";
+    double budget_seconds = 0;
+    int budget_passes = 0, hold_out_every = 4, max_rounds = 12;
+    std::string start;
+    LlmOptionValues llm;
+    bool no_enumerative = false;
+};
+
+ap::Budget budget_of(const AutoprofileArgs& a) {
+    ap::Budget b;
+    if (a.budget_seconds > 0) b.seconds = a.budget_seconds;
+    if (a.budget_passes > 0) b.passes = a.budget_passes;
+    return b;
+}
+
+// The corpus kernels of every --tasks folder, split into training and held-out ones.
+Result<std::pair<std::vector<ap::KernelRecord>, std::vector<ap::KernelRecord>>> corpus(const AutoprofileArgs& a) {
+    if (a.tasks.empty()) return make_error("--tasks DIR (a labelled corpus with manifest.toml) is required");
+    if (a.recordings.empty()) return make_error("--recordings DIR (the corpus's recorded <kernel>.counters.json) is required");
+    std::vector<ap::KernelRecord> all;
+    for (const auto& dir : a.tasks) {
+        if (!fs::exists(fs::path(dir) / "manifest.toml")) return make_error("--tasks " + dir + ": no manifest.toml there");
+        auto records = ap::load_corpus_records({dir, a.recordings, {}});
+        if (!records) return records.error();
+        all.insert(all.end(), records->begin(), records->end());
+    }
+    std::pair<std::vector<ap::KernelRecord>, std::vector<ap::KernelRecord>> out;
+    ap::split_records(all, a.hold_out_every, out.first, out.second);
+    return out;
+}
+
+int fail(const std::string& message, int code = kExitUsage) {
+    std::cerr << "error: " << message << "\n";
+    return code;
+}
+
+int run_catalogue(const AutoprofileArgs& a) {
+    auto costs = ap::resolve_cost_table(a.costs);
+    if (!costs) return fail(costs.error().message);
+    std::cout << "Signals (tested by internal nodes):\n";
+    for (const auto& s : ap::signal_catalogue())
+        std::cout << fmt::format("  {:<32} {:<18} {}\n", s.name, s.needs.empty() ? "(static)" : s.needs, s.description);
+    std::cout << fmt::format("\nActions on {} (collection start-up {:.3f} s):\n", costs->gpu, costs->collection_seconds);
+    for (const auto& act : ap::action_catalogue())
+        std::cout << fmt::format("  {:<40} {:>7.3f} s {:>3} passes\n", act, costs->of(act).seconds, costs->of(act).passes);
+    return kExitOk;
+}
+
+int run_costs(const AutoprofileArgs& a) {
+    if (a.recordings.empty()) return fail("--recordings DIR is required");
+    std::vector<fs::path> replies;
+    for (const auto& e : fs::directory_iterator(a.recordings))
+        if (e.path().string().ends_with(".counters.json")) replies.push_back(e.path());
+    std::sort(replies.begin(), replies.end());
+    auto table = ap::seed_cost_table(replies, a.gpu);
+    if (!table) return fail(table.error().message);
+    if (a.out.empty()) {
+        std::cout << ap::to_toml(*table);
+    } else {
+        std::ofstream(a.out) << ap::to_toml(*table);
+        std::cerr << "wrote " << a.out << "\n";
+    }
+    return kExitOk;
+}
+
+int run_eval(const AutoprofileArgs& a) {
+    auto tree = ap::resolve_tree(a.tree);
+    if (!tree) return fail(tree.error().message);
+    auto costs = ap::resolve_cost_table(a.costs);
+    if (!costs) return fail(costs.error().message);
+    auto kernels = corpus(a);
+    if (!kernels) return fail(kernels.error().message);
+    auto objective = ap::diagnosis_hit_rate();
+    const auto budget = budget_of(a);
+    for (const auto& [set, list] : {std::pair{"train", &kernels->first}, std::pair{"held-out", &kernels->second}}) {
+        for (const auto& k : *list) {
+            auto o = ap::evaluate_tree(*tree, k, *costs, budget, false);
+            std::string shown;
+            for (const auto& f : o.findings) shown += (shown.empty() ? "" : ",") + f.tool;
+            std::cout << fmt::format("{:<9} {:<28} {:<4} leaf {:<14} {:>5.2f} s {:>2} passes  expect {:<28} shown [{}]\n", set, k.name,
+                                     ap::is_hit(k, o) ? "HIT" : "miss", o.leaf, o.cost.seconds, o.cost.passes, k.expect, shown);
+        }
+        auto s = ap::score_tree(*tree, *list, *costs, *objective, budget);
+        std::cout << fmt::format("{}: hit rate {:.3f} ({}/{}), mean {:.3f} s, {:.2f} passes, objective {:.4f}\n\n", set, s.hit_rate, s.hits,
+                                 s.kernels, s.mean_seconds, s.mean_passes, s.value);
+    }
+    return kExitOk;
+}
+
+int run_learn(const AutoprofileArgs& a) {
+    if (a.out.empty()) return fail("--out tree.toml is required");
+    if (a.budget_seconds <= 0 && a.budget_passes <= 0) return fail("a budget is required: --budget-seconds S or --budget-passes P");
+    auto costs = ap::resolve_cost_table(a.costs);
+    if (!costs) return fail(costs.error().message);
+    std::unique_ptr<ap::Proposer> llm, enumerative;
+    std::vector<ap::Proposer*> proposers;
+    if (!a.llm.spec.empty()) {
+        auto client = make_llm_client(a.llm);
+        if (!client) return fail(client.error().message);
+        llm = ap::llm_proposer(*client);
+        proposers.push_back(llm.get());
+    }
+    if (!a.no_enumerative) {
+        enumerative = ap::enumerative_proposer();
+        proposers.push_back(enumerative.get());
+    }
+    if (proposers.empty()) return fail("--no-enumerative needs --llm");
+    auto kernels = corpus(a);
+    if (!kernels) return fail(kernels.error().message);
+    const fs::path store = a.store.empty() ? fs::path(a.out + ".learn.db") : fs::path(a.store);
+    auto log = ap::LearningLog::open(store);
+    if (!log) return fail(store.string() + ": " + log.error().message, kExitEnvironment);
+    ap::LearningSettings settings;
+    settings.budget = budget_of(a);
+    settings.max_rounds = a.max_rounds;
+    settings.start_actions = a.start;
+    auto objective = ap::diagnosis_hit_rate();
+    auto result = ap::learn_tree(kernels->first, kernels->second, *costs, *objective, proposers, settings, *log, fs::absolute(a.out).string(), -1,
+                                 [](const std::string& line) { std::cerr << line << "\n"; });
+    if (!result) return fail(result.error().message);
+    std::ofstream(a.out) << ap::to_toml(result->tree);
+    std::cout << fmt::format("learned {} ({} rounds{}, {} proposals, {} accepted; log {})\n", a.out, result->rounds,
+                             result->resumed_from_round ? fmt::format(", resumed after round {}", result->resumed_from_round) : "",
+                             result->proposals, result->accepted, store.string());
+    std::cout << fmt::format("train:    hit rate {:.3f} ({}/{}), {:.3f} s, {:.2f} passes\n", result->train.hit_rate, result->train.hits,
+                             result->train.kernels, result->train.mean_seconds, result->train.mean_passes);
+    std::cout << fmt::format("held-out: hit rate {:.3f} ({}/{}), {:.3f} s, {:.2f} passes\n", result->held_out.hit_rate, result->held_out.hits,
+                             result->held_out.kernels, result->held_out.mean_seconds, result->held_out.mean_passes);
+    return kExitOk;
+}
+
+int run_compare(const AutoprofileArgs& a) {
+    auto costs = ap::resolve_cost_table(a.costs);
+    if (!costs) return fail(costs.error().message);
+    std::vector<std::pair<std::string, ap::ProfilingTree>> trees;
+    for (const auto& name : ap::named_tree_names()) trees.emplace_back(name, *ap::resolve_tree(name));
+    for (const auto& file : a.trees) {
+        auto t = ap::resolve_tree(file);
+        if (!t) return fail(t.error().message);
+        trees.emplace_back(fs::path(file).stem().string(), std::move(*t));
+    }
+    auto kernels = corpus(a);
+    if (!kernels) return fail(kernels.error().message);
+    std::cout << ap::render_comparison(ap::compare_trees(trees, kernels->first, kernels->second, *costs, ap::standard_budgets()));
+    return kExitOk;
+}
+
+void corpus_options(CLI::App* cmd, AutoprofileArgs& a) {
+    cmd->add_option("--tasks", a.tasks, "Labelled corpus folder(s) holding manifest.toml (e.g. tests/profile_corpus)")->expected(1, -1);
+    cmd->add_option("--recordings", a.recordings, "Recorded counters of the corpus (<kernel>.counters.json, ceilings.json)");
+    cmd->add_option("--hold-out-every", a.hold_out_every, "Every N-th kernel (manifest order) is held out for validation; 0: none")
+        ->capture_default_str();
+    cmd->add_option("--costs", a.costs, "Cost table: a GPU name (share/kernelpro/autoprofiler/costs/NAME.toml) or a file")->capture_default_str();
+}
+
+void budget_options(CLI::App* cmd, AutoprofileArgs& a) {
+    cmd->add_option("--budget-seconds", a.budget_seconds, "Profiling budget per kernel, seconds");
+    cmd->add_option("--budget-passes", a.budget_passes, "Profiling budget per kernel, replay passes");
+}
+
+}  // namespace
+
+Handler register_autoprofile(CLI::App& root) {
+    auto* cmd = root.add_subcommand("autoprofile", "Profiling trees: what to profile for each kernel within a budget (docs/autoprofiler.md)");
+    cmd->require_subcommand(1);
+    auto a = std::make_shared<AutoprofileArgs>();
+    auto* catalogue = cmd->add_subcommand("catalogue", "List the signals a tree may test and the actions with their costs");
+    catalogue->add_option("--costs", a->costs, "Cost table: a GPU name or a file")->capture_default_str();
+    auto* costs = cmd->add_subcommand("costs", "Seed a GPU's cost table from recorded CUPTI counter replies");
+    costs->add_option("--recordings", a->recordings, "Folder of <kernel>.counters.json")->required();
+    costs->add_option("--gpu", a->gpu, "GPU name written into the table")->capture_default_str();
+    costs->add_option("--out", a->out, "Write the table here (default: stdout)");
+    auto* eval = cmd->add_subcommand("eval", "Evaluate one tree on the recorded corpus: each kernel's leaf, cost, findings and hit");
+    eval->add_option("--tree", a->tree, "Tree file, or none | roofline | full")->capture_default_str();
+    corpus_options(eval, *a);
+    budget_options(eval, *a);
+    auto* learn = cmd->add_subcommand("learn", "Learn a tree by REWRITE/SPLIT edits on the recorded corpus (resumes an interrupted run)");
+    corpus_options(learn, *a);
+    budget_options(learn, *a);
+    learn->add_option("--out", a->out, "Where to write the learned tree (TOML)");
+    learn->add_option("--store", a->store, "Learning log (SQLite; default OUT.learn.db): every proposal, score and decision");
+    learn->add_option("--max-rounds", a->max_rounds, "Stop after this many rounds")->capture_default_str();
+    learn->add_option("--start", a->start, "Actions of the one-leaf start tree, comma-separated (default: none)");
+    learn->add_option("--llm", a->llm.spec, "Also ask an LLM for edits: PROVIDER:MODEL or script:FILE.jsonl (role \"autoprofiler\")");
+    learn->add_option("--llm-replay", a->llm.replay, "Replay the LLM's recorded exchanges from this file");
+    learn->add_option("--llm-record", a->llm.record, "Record the LLM's exchanges to this file");
+    learn->add_flag("--no-enumerative", a->no_enumerative, "Only the LLM proposes");
+    auto* compare = cmd->add_subcommand("compare", "Compare trees (none, roofline, full and --tree files) at three budgets");
+    compare->add_option("--tree", a->trees, "Learned tree file(s) to add to the comparison");
+    corpus_options(compare, *a);
+    return [=]() {
+        if (*catalogue) return run_catalogue(*a);
+        if (*costs) return run_costs(*a);
+        if (*eval) return run_eval(*a);
+        if (*learn) return run_learn(*a);
+        return run_compare(*a);
+    };
+}
+
+}  // namespace kp::cli

@@ -1,0 +1,178 @@
+// The learner on the recorded corpus: REWRITE and SPLIT mechanics, the enumerative learner
+// improving a one-leaf tree, the learning log, resuming, and an LLM edit replayed from a script.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "autoprofiler/learning_run.h"
+#include "autoprofiler/named_trees.h"
+#include "llm/scripted_chat_client.h"
+#include "recorded_records.h"
+
+using namespace kp::autoprofiler;
+using kp::testing::h200_costs;
+using kp::testing::recorded_records;
+
+namespace {
+
+struct TempFile {
+    std::filesystem::path path;
+    explicit TempFile(const std::string& name) : path(std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()))) {
+        std::filesystem::remove(path);
+    }
+    ~TempFile() {
+        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+    }
+};
+
+void split(std::vector<KernelRecord>& train, std::vector<KernelRecord>& held_out) { split_records(*recorded_records(), 4, train, held_out); }
+
+Budget passes(int p) {
+    Budget b;
+    b.passes = p;
+    return b;
+}
+
+}  // namespace
+
+TEST(Learner, EnumerativeProposalsAreValidRewritesAndSplits) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    std::vector<KernelRecord> train, held_out;
+    split(train, held_out);
+    ProfilingTree start = one_leaf_tree("start", {});
+    std::vector<TreeOutcome> outcomes;
+    for (const auto& k : train) outcomes.push_back(evaluate_tree(start, k, h200_costs(), passes(4), false));
+    ProposalContext context{start, train, outcomes, h200_costs(), passes(4)};
+    auto edits = enumerative_proposer()->propose(context);
+    ASSERT_TRUE(edits);
+    int rewrites = 0, splits = 0;
+    for (const auto& e : *edits) {
+        EXPECT_TRUE(validate_tree(e.tree, "edit")) << e.description << "\n" << to_toml(e.tree);
+        if (e.kind == "REWRITE") {
+            ++rewrites;
+            EXPECT_EQ(e.tree.nodes.size(), 1u) << e.description;
+        } else {
+            ASSERT_EQ(e.kind, "SPLIT");
+            ++splits;
+            EXPECT_EQ(e.tree.nodes.size(), 3u) << e.description;
+            EXPECT_FALSE(e.tree.nodes.at("root").is_leaf());
+        }
+    }
+    // One add per action, max_findings changes, and splits on every signal.
+    EXPECT_EQ(rewrites, static_cast<int>(action_catalogue().size()) + 3);
+    EXPECT_GT(splits, 100);
+}
+
+TEST(Learner, EnumerativeLearnerImprovesAOneLeafTreeAndLogsEveryProposal) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    std::vector<KernelRecord> train, held_out;
+    split(train, held_out);
+    TempFile db("kp_learn_a.db");
+    auto log = LearningLog::open(db.path);
+    ASSERT_TRUE(log) << log.error().message;
+    auto objective = diagnosis_hit_rate();
+    auto proposer = enumerative_proposer();
+    LearningSettings settings;
+    settings.budget = passes(4);
+    settings.max_rounds = 6;
+    const Score start = score_tree(one_leaf_tree("s", {}), train, h200_costs(), *objective, settings.budget);
+    auto result = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *log, "a");
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_GT(result->train.value, start.value);
+    EXPECT_GT(result->train.hit_rate, start.hit_rate);
+    EXPECT_GE(result->accepted, 2);
+    EXPECT_LE(result->train.mean_passes, 4.0);
+    // Held out kernels are scored, not trained on.
+    EXPECT_EQ(result->held_out.kernels, static_cast<int>(held_out.size()));
+    auto rows = log->proposals(1);
+    ASSERT_TRUE(rows);
+    EXPECT_EQ(static_cast<int>(rows->size()), result->proposals);
+    int accepted = 0;
+    double last = start.value;
+    for (const auto& r : *rows)
+        if (r.accepted) {
+            ++accepted;
+            EXPECT_GT(r.score, last) << r.description;  // only improvements are accepted
+            last = r.score;
+        }
+    EXPECT_EQ(accepted, result->accepted);
+    EXPECT_NEAR(last, result->train.value, 1e-9);
+    std::cout << to_toml(result->tree);
+}
+
+TEST(Learner, AnInterruptedRunResumesToTheSameTree) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    std::vector<KernelRecord> train, held_out;
+    split(train, held_out);
+    auto objective = diagnosis_hit_rate();
+    auto proposer = enumerative_proposer();
+    LearningSettings settings;
+    settings.budget = passes(4);
+    settings.max_rounds = 4;
+    TempFile whole_db("kp_learn_whole.db"), parts_db("kp_learn_parts.db");
+    auto whole_log = LearningLog::open(whole_db.path);
+    ASSERT_TRUE(whole_log);
+    auto whole = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *whole_log, "run");
+    ASSERT_TRUE(whole);
+    {
+        auto log = LearningLog::open(parts_db.path);
+        ASSERT_TRUE(log);
+        auto first = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *log, "run", 2);
+        ASSERT_TRUE(first);
+        EXPECT_EQ(first->rounds, 2);
+    }
+    auto log = LearningLog::open(parts_db.path);  // a new process, as after an interruption
+    ASSERT_TRUE(log);
+    auto resumed = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *log, "run");
+    ASSERT_TRUE(resumed) << resumed.error().message;
+    EXPECT_EQ(resumed->resumed_from_round, 2);
+    EXPECT_EQ(to_toml(resumed->tree), to_toml(whole->tree));
+    EXPECT_EQ(resumed->proposals, whole->proposals);
+    // Other settings under the same run name are refused rather than mixed.
+    settings.budget = passes(2);
+    auto mixed = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *log, "run");
+    ASSERT_FALSE(mixed);
+    EXPECT_NE(mixed.error().message.find("exists with other settings"), std::string::npos);
+}
+
+TEST(Learner, AnLlmProposedSplitIsReplayedAndAccepted) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    std::vector<KernelRecord> train, held_out;
+    split(train, held_out);
+    // The recorded exchange (tests/fixtures/autoprofiler/llm_split.jsonl): the model splits the
+    // empty start on local memory and gives the spilling side the spill tool.
+    auto client = kp::llm::ScriptedChatClient::open(kp::testing::kSource + "/tests/fixtures/autoprofiler/llm_split.jsonl");
+    ASSERT_TRUE(client) << client.error().message;
+    auto proposer = llm_proposer(*client);
+    TempFile db("kp_learn_llm.db");
+    auto log = LearningLog::open(db.path);
+    ASSERT_TRUE(log);
+    LearningSettings settings;
+    settings.budget = passes(4);
+    settings.max_rounds = 1;
+    auto objective = diagnosis_hit_rate();
+    auto result = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *log, "llm");
+    ASSERT_TRUE(result) << result.error().message;
+    auto rows = log->proposals(1);
+    ASSERT_TRUE(rows);
+    ASSERT_EQ(rows->size(), 1u);
+    EXPECT_EQ((*rows)[0].proposer, "llm");
+    EXPECT_EQ((*rows)[0].kind, "SPLIT");
+    EXPECT_TRUE((*rows)[0].accepted);
+    EXPECT_EQ(result->tree.nodes.at("root").signal, "static.local_bytes");
+    EXPECT_EQ((*client)->served(), 1u);
+}
+
+TEST(Learner, TheLlmPromptShowsTheTreeCostsAndOutcomes) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    std::vector<KernelRecord> train, held_out;
+    split(train, held_out);
+    ProfilingTree start = one_leaf_tree("start", {kRooflineAction});
+    std::vector<TreeOutcome> outcomes;
+    for (const auto& k : train) outcomes.push_back(evaluate_tree(start, k, h200_costs(), passes(4), false));
+    const std::string prompt = llm_proposal_prompt({start, train, outcomes, h200_costs(), passes(4)});
+    EXPECT_NE(prompt.find("actions = [\"counters:roofline\"]"), std::string::npos);
+    EXPECT_NE(prompt.find("4 replay passes"), std::string::npos);
+    EXPECT_NE(prompt.find("- register_spills: flaw register_spills, leaf root, shown [], MISS"), std::string::npos) << prompt;
+    EXPECT_NE(prompt.find("tool:shared_bank_conflicts ("), std::string::npos);
+}

@@ -1,0 +1,155 @@
+// Evaluating trees on the recorded corpus: the walk, the budget, determinism and the feedback.
+#include <gtest/gtest.h>
+
+#include "autoprofiler/named_trees.h"
+#include "autoprofiler/objective.h"
+#include "autoprofiler/tree_evaluation.h"
+#include "recorded_records.h"
+
+using namespace kp::autoprofiler;
+using kp::testing::h200_costs;
+using kp::testing::record_named;
+using kp::testing::recorded_records;
+
+namespace {
+
+// Spills first (a static fact, free), then the roofline class: the spilling kernel is memory-bound
+// (its spills go to DRAM), so a class test first would send it to the memory tools.
+const char* kByClass = R"(format = "kernelpro.profiling-tree/1"
+root = "start"
+
+[node.start]
+signal = "static.local_bytes"
+threshold = 1
+above = "spilling"
+below = "by_class"
+
+[node.spilling]
+actions = ["tool:register_spills"]
+
+[node.by_class]
+collect = ["counters:roofline"]
+signal = "roofline.memory_bound"
+threshold = 0.5
+above = "memory"
+below = "rest"
+
+[node.memory]
+actions = ["tool:narrow_global_access", "tool:uncoalesced_global_access"]
+
+[node.rest]
+actions = ["tool:small_grid_tail"]
+)";
+
+}  // namespace
+
+TEST(TreeEvaluation, TheFullTreeFindsEveryLabelledFlaw) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    auto full = resolve_tree("full");
+    ASSERT_TRUE(full);
+    // Every corpus kernel's flaw is among the findings of today's full plan (RecordedCorpus proves
+    // it ranks first with class gating); healthy kernels stay quiet.
+    for (const auto& k : *recorded_records()) {
+        auto o = evaluate_tree(*full, k, h200_costs(), {});
+        if (k.expect != "none") {
+            // The leaf shows three findings, as today's feedback does; the flaw is among every tool's findings.
+            bool found = false;
+            for (const auto& f : k.diagnosis.findings) found |= f.tool == k.expect;
+            EXPECT_TRUE(found) << k.name;
+        } else {
+            EXPECT_TRUE(is_hit(k, o)) << k.name << "\n" << o.feedback;
+        }
+        EXPECT_EQ(o.taken.size(), action_catalogue().size());
+        EXPECT_TRUE(o.dropped.empty());
+    }
+}
+
+TEST(TreeEvaluation, WalksTheTreeBySignals) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    auto tree = parse_tree(kByClass, "by_class.toml");
+    ASSERT_TRUE(tree) << tree.error().message;
+    const auto* spills = record_named("register_spills");
+    const auto* narrow = record_named("narrow_scalar_copy");
+    ASSERT_TRUE(spills && narrow);
+    ASSERT_TRUE(spills->signals.count("static.local_bytes"));
+    EXPECT_GT(spills->signals.at("static.local_bytes"), 0);
+    auto o = evaluate_tree(*tree, *spills, h200_costs(), {});
+    EXPECT_EQ(o.leaf, "spilling");
+    EXPECT_EQ(o.path, (std::vector<std::string>{"start", "spilling"}));
+    EXPECT_TRUE(is_hit(*spills, o)) << o.feedback;
+    EXPECT_NE(o.feedback.find("spill"), std::string::npos) << o.feedback;
+    // Only the leaf's tools speak: no finding from a tool the leaf did not take.
+    for (const auto& f : o.findings) EXPECT_EQ(f.tool, "register_spills");
+    // The spill tool alone, with one collection start-up: no roofline on this path.
+    EXPECT_EQ(o.taken, (std::vector<std::string>{"tool:register_spills"}));
+    EXPECT_EQ(o.cost.passes, h200_costs().of("tool:register_spills").passes);
+    EXPECT_NEAR(o.cost.seconds, h200_costs().collection_seconds + h200_costs().of("tool:register_spills").seconds, 1e-9);
+    // The copy has no local memory: the class decides, and the roofline is collected on the way.
+    auto copy = evaluate_tree(*tree, *narrow, h200_costs(), {});
+    EXPECT_EQ(copy.path, (std::vector<std::string>{"start", "by_class", "memory"}));
+    EXPECT_TRUE(is_hit(*narrow, copy)) << copy.feedback;
+    EXPECT_EQ(copy.taken.front(), kRooflineAction);
+}
+
+TEST(TreeEvaluation, BudgetDropsActionsInOrderAndDeterministically) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    auto full = resolve_tree("full");
+    ASSERT_TRUE(full);
+    const auto& costs = h200_costs();
+    for (int passes : {0, 1, 3, 6}) {
+        Budget budget;
+        budget.passes = passes;
+        for (const auto& k : *recorded_records()) {
+            auto a = evaluate_tree(*full, k, costs, budget);
+            auto b = evaluate_tree(*full, k, costs, budget);
+            EXPECT_LE(a.cost.passes, passes) << k.name;
+            EXPECT_EQ(a.taken, b.taken);
+            EXPECT_EQ(a.feedback, b.feedback);
+            EXPECT_EQ(a.taken.size() + a.dropped.size(), action_catalogue().size());
+            // A dropped action's cost would break the budget given what was taken before it...
+            // and passes-free actions are never dropped by a pass budget.
+            for (const auto& d : a.dropped) EXPECT_GT(costs.of(d).passes, 0) << d;
+        }
+    }
+    Budget none;
+    none.passes = 0;
+    auto o = evaluate_tree(*full, *record_named("narrow_scalar_copy"), costs, none);
+    EXPECT_EQ(o.cost.passes, 0);
+    EXPECT_NE(o.feedback.find("(no counters collected)"), std::string::npos) << o.feedback;
+}
+
+TEST(TreeEvaluation, UnknownSignalGoesBelowWhenItsActionDoesNotFit) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    auto tree = parse_tree(kByClass, "by_class.toml");
+    ASSERT_TRUE(tree);
+    const auto* narrow = record_named("narrow_scalar_copy");
+    ASSERT_TRUE(narrow);
+    ASSERT_EQ(narrow->signals.at("roofline.memory_bound"), 1.0);
+    EXPECT_EQ(evaluate_tree(*tree, *narrow, h200_costs(), {}).leaf, "memory");
+    Budget tight;
+    tight.passes = 0;  // the roofline's counters do not fit: the class is unknown
+    auto o = evaluate_tree(*tree, *narrow, h200_costs(), tight);
+    EXPECT_NE(o.leaf, "memory");
+    EXPECT_EQ(o.dropped.front(), kRooflineAction);
+}
+
+TEST(TreeEvaluation, HitRateScoresTheFixedConfigurations) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    auto objective = diagnosis_hit_rate();
+    const auto& kernels = *recorded_records();
+    auto score = [&](const std::string& name) {
+        std::vector<TreeOutcome> outcomes;
+        for (const auto& k : kernels) outcomes.push_back(evaluate_tree(*resolve_tree(name), k, h200_costs(), {}, false));
+        return objective->score(kernels, outcomes, {});
+    };
+    int healthy = 0;
+    for (const auto& k : kernels) healthy += k.expect == "none";
+    // No profiling: only the healthy kernels count as diagnosed (nothing shown), at no cost.
+    auto none = score("none");
+    EXPECT_EQ(none.hits, healthy);
+    EXPECT_EQ(none.mean_passes, 0);
+    auto full = score("full");
+    EXPECT_GT(full.hits, none.hits);
+    EXPECT_GT(full.mean_passes, none.mean_passes);
+    EXPECT_EQ(score("roofline").hits, healthy);  // the roofline alone names no tool
+}
