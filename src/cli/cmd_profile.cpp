@@ -128,8 +128,7 @@ int print_tree_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
     report.candidate = a.candidate;
     auto outcomes = tree_outcomes(a, report);
     if (!outcomes) {
-        std::cerr << "error: " << outcomes.error().message << "
-";
+        std::cerr << "error: " << outcomes.error().message << "\n";
         return kExitUsage;
     }
     if (a.json) {
