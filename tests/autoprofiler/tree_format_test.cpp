@@ -1,6 +1,7 @@
 // The tree file: parsing, validation with FILE:LINE errors, and the round trip through to_toml.
 #include <gtest/gtest.h>
 
+#include "../source_tree.h"
 #include "autoprofiler/catalogue.h"
 #include "autoprofiler/profiling_tree.h"
 
@@ -58,6 +59,13 @@ TEST(TreeFormat, ParsesNodesActionsAndRendering) {
     EXPECT_EQ(memory.rendering.max_findings, 2);
     EXPECT_EQ(tree->nodes.at("other").rendering.max_evidence, 1);
     EXPECT_DOUBLE_EQ(tree->nodes.at("other").rendering.min_gain, 0.1);
+}
+
+// The tree kernelpro ships (autoprofiler/trees) is a valid tree of today's catalogue.
+TEST(TreeFormat, TheShippedDefaultTreeLoads) {
+    auto tree = load_tree(kp::testing::source_path("autoprofiler/trees/h200-default.toml"));
+    ASSERT_TRUE(tree) << tree.error().message;
+    EXPECT_FALSE(tree->nodes.empty());
 }
 
 TEST(TreeFormat, RoundTripsThroughToml) {
