@@ -4,7 +4,10 @@
 // kernel on the roofline, runs its class's tools and prints the ranked findings. Exit codes: 0 profiled,
 // 1 the candidate failed to build, 2 usage or task error,
 // 3 environment (no GPU / no ncu: the SASS/ptxas-only findings are still shown).
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -207,12 +210,24 @@ int run_profile(const ProfileArgs& a) {
         std::cerr << "error: the candidate did not build (" << build_status_name(build->status) << "): " << build->message << "\n";
         return kExitCandidateFailed;
     }
+    // A tree's static signals (registers, local and shared memory, the launch) come from the
+    // worker's counters reply: keep it for the walk when the user did not ask for it.
+    ProfileArgs walked = a;
+    std::filesystem::path scratch_reply;
+    if (!a.tree.empty() && a.counters_file.empty() && !a.ncu_csv.ends_with(".json")) {
+        scratch_reply = std::filesystem::temp_directory_path() / fmt::format("kp-tree-counters-{}.json", static_cast<long>(getpid()));
+        walked.counters_file = scratch_reply.string();
+        options->counters_reply_file = walked.counters_file;
+    }
     auto report = diagnose::profile_candidate_report(*task, *build, *options);
     if (!report) {
+        if (std::error_code ignored; !scratch_reply.empty()) std::filesystem::remove(scratch_reply, ignored);
         std::cerr << "error: " << report.error().message << "\n";
         return kExitEnvironment;
     }
-    return print_report(a, *report);
+    const int status = print_report(walked, *report);
+    if (std::error_code ignored; !scratch_reply.empty()) std::filesystem::remove(scratch_reply, ignored);
+    return status;
 }
 
 }  // namespace
