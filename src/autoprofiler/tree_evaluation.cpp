@@ -36,7 +36,7 @@ std::string render(const KernelRecord& kernel, const std::vector<analysis::Findi
     if (roofline) return text;
     // Without the roofline's counters its class and time are not known: the first line goes.
     auto eol = text.find('\n');
-    return "Profile of " + kernel.diagnosis.kernel_name + " (no counters collected).\n" + (eol == std::string::npos ? "" : text.substr(eol + 1));
+    return "Profile of " + kernel.diagnosis.kernel_name + " (the roofline is not in this leaf's actions: class and time not shown).\n" + (eol == std::string::npos ? "" : text.substr(eol + 1));
 }
 
 }  // namespace
