@@ -53,9 +53,10 @@ public:
     // at most `limit` of them.
     template <typename Predicate>
     std::vector<Evidence> sass_evidence(Predicate matches, size_t limit = 3) const;
-    // "kernels.cu:14" for the first instruction matching, or "".
+    // "kernels.cu:14": the line of the matching instructions that drew the most PC samples (the one
+    // a finding's summary should name), else the first matching instruction's line; "" when none.
     template <typename Predicate>
-    std::string first_source_line(Predicate matches) const;
+    std::string culprit_source_line(Predicate matches) const;
 
 private:
     const ProfileData& data_;
@@ -77,12 +78,25 @@ std::vector<Evidence> ToolContext::sass_evidence(Predicate matches, size_t limit
 }
 
 template <typename Predicate>
-std::string ToolContext::first_source_line(Predicate matches) const {
+std::string ToolContext::culprit_source_line(Predicate matches) const {
     if (!data_.sass_function) return "";
-    for (const auto& instruction : data_.sass_function->instructions)
-        if (matches(instruction) && instruction.location)
-            return instruction.location->file + ":" + std::to_string(instruction.location->line);
-    return "";
+    const profile::SourceLocation* first = nullptr;
+    const profile::SourceLocation* hottest = nullptr;
+    std::uint64_t most = 0;
+    for (const auto& instruction : data_.sass_function->instructions) {
+        if (!matches(instruction) || !instruction.location) continue;
+        const auto& where = *instruction.location;
+        if (!first) first = &where;
+        if (!data_.line_samples) continue;
+        for (const auto& line : data_.line_samples->lines)
+            if (line.location.line == where.line && line.location.file == where.file && line.samples > most) {
+                most = line.samples;
+                hottest = &where;
+            }
+    }
+    const profile::SourceLocation* pick = hottest ? hottest : first;
+    return pick ? pick->file + ":" + std::to_string(pick->line) : "";
 }
+
 
 }  // namespace kp::analysis

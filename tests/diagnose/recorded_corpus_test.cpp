@@ -79,6 +79,12 @@ TEST_P(RecordedCorpus, RightToolRanksFirst) {
     EXPECT_NE(std::find(k.lines.begin(), k.lines.end(), line), k.lines.end()) << k.file << ": quotes line " << line << "\n"
                                                                              << findings[0]["evidence"].dump(1);
     EXPECT_NE(run.feedback.find(k.file + ":" + std::to_string(line)), std::string::npos) << run.feedback;
+    // A line the summary names (the culprit instruction's, by PC samples) is one of them too.
+    const std::string summary = findings[0]["summary"].get<std::string>();
+    if (auto at = summary.find(k.file + ":"); at != std::string::npos) {
+        const int named = std::stoi(summary.substr(at + k.file.size() + 1));
+        EXPECT_NE(std::find(k.lines.begin(), k.lines.end(), named), k.lines.end()) << summary;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(H200, RecordedCorpus,

@@ -27,7 +27,7 @@ public:
         if (barriers) f.evidence.push_back(metric_evidence("BAR instructions in SASS", barriers));
         auto is_bar = [](const profile::SassInstruction& i) { return i.base_opcode() == "BAR"; };
         for (auto& e : ctx.sass_evidence(is_bar, 2)) f.evidence.push_back(std::move(e));
-        std::string where = ctx.first_source_line(is_bar);
+        std::string where = ctx.culprit_source_line(is_bar);
         f.summary = "warps spend " + format_percent(*share) + " of their stall time waiting at block barriers" +
                     (where.empty() ? "" : " (" + where + ")");
         f.remedies = {rewrite_only(Rewrite::more_work_per_barrier)};

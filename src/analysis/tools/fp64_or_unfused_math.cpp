@@ -106,7 +106,7 @@ public:
             auto is_promotion = [](const profile::SassInstruction& i) { return i.opcode == "F2F.F64.F32"; };
             for (auto& e : ctx.sass_evidence(is_promotion, 1)) f.evidence.push_back(std::move(e));
             for (auto& e : ctx.sass_evidence(is_fp64, 1)) f.evidence.push_back(std::move(e));
-            std::string where = ctx.first_source_line(is_fp64);
+            std::string where = ctx.culprit_source_line(is_fp64);
             int dfma = ctx.data().sass ? ctx.data().sass->fp64_instructions() : 0;
             // conversion time above arithmetic time: conversions / (rate / 4) > operations / rate
             const bool conversions_dominate = time && time->conversions / kConversionsPerFp64Op > time->fp64_ops;

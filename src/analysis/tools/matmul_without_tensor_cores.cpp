@@ -68,7 +68,7 @@ public:
                                                                               " loads, 0 tensor instructions (HMMA/HGMMA)"));
         auto is_ffma = [](const profile::SassInstruction& i) { return i.base_opcode() == "FFMA"; };
         for (auto& e : ctx.sass_evidence(is_ffma, 1)) f.evidence.push_back(std::move(e));
-        std::string where = ctx.first_source_line(is_ffma);
+        std::string where = ctx.culprit_source_line(is_ffma);
         f.summary = "GEMM-like work (" + format_number(evidence->intensity) + " FLOP/B) runs on FFMA at " + format_percent(r.fp32_sol) +
                     " of FP32 peak with no tensor-core instructions" + (where.empty() ? "" : " (inner loop at " + where + ")");
         f.remedies = {rewrite_only(Rewrite::use_tensor_cores)};

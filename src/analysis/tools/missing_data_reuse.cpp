@@ -94,7 +94,7 @@ public:
         auto is_load = [](const profile::SassInstruction& i) { return i.base_opcode() == "LDG" || i.base_opcode() == "LD"; };
         for (auto& e : ctx.sass_evidence(is_load, 2)) f.evidence.push_back(std::move(e));
         const int loads = ctx.data().sass ? ctx.data().sass->global_loads.total() : 0;
-        std::string where = ctx.first_source_line(is_load);
+        std::string where = ctx.culprit_source_line(is_load);
         f.summary = "the kernel reads " + format_number(reuse->multiple) + "x the task's minimal bytes through " + level +
                     " while DRAM sees about the footprint: the same data is loaded again and again" +
                     (loads > 1 ? " (" + std::to_string(loads) + " global loads in SASS" + (where.empty() ? "" : ", from " + where) + ")"

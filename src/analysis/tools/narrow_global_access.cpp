@@ -41,7 +41,7 @@ public:
             return (i.base_opcode() == "LDG" || i.base_opcode() == "STG") && profile::memory_access_bits(i) <= 32;
         };
         for (auto& e : ctx.sass_evidence(is_narrow, 2)) f.evidence.push_back(std::move(e));
-        std::string where = ctx.first_source_line(is_narrow);
+        std::string where = ctx.culprit_source_line(is_narrow);
         f.summary = "global memory is accessed " + format_percent(narrow) + " with 32-bit or narrower instructions while memory runs at " +
                     format_percent(ctx.roofline().memory_sol) + " of peak" + (where.empty() ? "" : " (at " + where + ")");
         // Wider accesses keep more bytes in flight per thread: both sets point the same way.

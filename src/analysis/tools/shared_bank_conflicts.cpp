@@ -59,7 +59,7 @@ public:
         }
         auto is_shared = [&](const profile::SassInstruction& i) { return i.base_opcode() == (loads_worse ? "LDS" : "STS"); };
         for (auto& e : ctx.sass_evidence(is_shared, 1)) f.evidence.push_back(std::move(e));
-        std::string where = ctx.first_source_line(is_shared);
+        std::string where = ctx.culprit_source_line(is_shared);
         f.summary = std::string("shared-memory ") + (loads_worse ? "loads" : "stores") + " are " + format_number(ways) +
                     "-way bank conflicted: " + format_percent(share) + " of shared wavefronts are replays" +
                     (where.empty() ? "" : " (at " + where + ")");

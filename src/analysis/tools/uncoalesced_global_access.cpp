@@ -71,7 +71,7 @@ public:
         auto is_access = [&](const profile::SassInstruction& i) {
             return loads_worse ? (i.base_opcode() == "LDG" || i.base_opcode() == "LD") : (i.base_opcode() == "STG" || i.base_opcode() == "ST");
         };
-        where = ctx.first_source_line(is_access);
+        where = ctx.culprit_source_line(is_access);
         for (auto& e : ctx.sass_evidence(is_access, 2)) f.evidence.push_back(std::move(e));
 
         f.summary = std::string("uncoalesced global ") + (loads_worse ? "loads" : "stores") + ": each 32-byte sector delivers only " +
