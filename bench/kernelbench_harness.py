@@ -179,26 +179,38 @@ def _inputs(kb_eval, source):
     return [x.to(device="cuda:0", dtype=torch.float32) if isinstance(x, torch.Tensor) else x for x in get_inputs()]
 
 
+def _model(kb_eval, source):
+    """The problem's Model on the GPU, as KernelBench's measure_ref_program_time builds it (seed 42,
+    fp32); call under torch.no_grad()."""
+    import torch
+    Model, get_init_inputs, _ = kb_eval.load_original_model_and_inputs(source, {})
+    kb_eval.set_seed(42)
+    init = [x.to(device="cuda:0", dtype=torch.float32) if isinstance(x, torch.Tensor) else x for x in get_init_inputs()]
+    return Model(*init).to(device="cuda:0", dtype=torch.float32)
+
+
+def _summary(times):
+    return {"median_ms": statistics.median(times), "mean_ms": statistics.mean(times), "trials": len(times)}
+
+
 def _time_model(kb_eval, kb_timing, source, inputs, compiled, trials):
     """KernelBench's measure_ref_program_time, keeping the raw trial times (it reports a mean)."""
     import torch
-    device = torch.device("cuda:0")
-    Model, get_init_inputs, _ = kb_eval.load_original_model_and_inputs(source, {})
     with torch.no_grad():
-        kb_eval.set_seed(42)
-        init = [x.to(device=device, dtype=torch.float32) if isinstance(x, torch.Tensor) else x for x in get_init_inputs()]
-        model = Model(*init).to(device=device, dtype=torch.float32)
+        model = _model(kb_eval, source)
         if compiled:
             torch._dynamo.reset()
             model = torch.compile(model)
         times = kb_timing.time_execution_with_cuda_event(model, inputs, num_warmup=5, num_trials=trials, discard_first=1,
-                                                         verbose=False, device=device)
+                                                         verbose=False, device=torch.device("cuda:0"))
     del model
     torch.cuda.empty_cache()
-    return {"median_ms": statistics.median(times), "mean_ms": statistics.mean(times), "trials": len(times)}
+    return _summary(times)
 
 
-def timing(kb_root, out, problems, trials=50):
+def _each_problem(kb_root, out, problems, measure):
+    """measure(kb_eval, kb_timing, source, inputs, entry) on every problem, with one input draw
+    each (TF32 off, as kernelpro's reference); one line per problem as it ends, all in OUT.json."""
     kb_eval, kb_timing = import_kernelbench(kb_root)
     set_tf32_off()
     results = []
@@ -206,11 +218,20 @@ def timing(kb_root, out, problems, trials=50):
         entry = {"problem": problem}
         source = open(problem).read()
         try:
-            inputs = _inputs(kb_eval, source)  # one draw serves both modes
+            inputs = _inputs(kb_eval, source)
         except Exception as e:
             entry["error"] = f"get_inputs: {type(e).__name__}: {e}"[:300]
-            results.append(entry)
-            continue
+        else:
+            measure(kb_eval, kb_timing, source, inputs, entry)
+            del inputs
+        results.append(entry)
+        print(json.dumps(entry), flush=True)
+    json.dump(results, open(out, "w"), indent=2)
+    return 0
+
+
+def timing(kb_root, out, problems, trials=50):
+    def eager_and_compile(kb_eval, kb_timing, source, inputs, entry):  # one draw serves both modes
         for mode in ("eager", "compile"):
             start = time.time()
             try:
@@ -218,11 +239,7 @@ def timing(kb_root, out, problems, trials=50):
             except Exception as e:
                 entry[mode] = {"error": f"{type(e).__name__}: {e}"[:300]}
             entry[mode]["seconds"] = time.time() - start
-        del inputs
-        results.append(entry)
-        print(json.dumps(entry), flush=True)
-    json.dump(results, open(out, "w"), indent=2)
-    return 0
+    return _each_problem(kb_root, out, problems, eager_and_compile)
 
 
 def _trial_loop(kb_timing, model, input_sets, trials, sync_after_flush, redraw=False):
@@ -249,37 +266,25 @@ def _trial_loop(kb_timing, model, input_sets, trials, sync_after_flush, redraw=F
         torch.cuda.synchronize()
         if trial > 0:  # the first trial is discarded, as KernelBench does
             times.append(start.elapsed_time(end))
-    return {"median_ms": statistics.median(times), "mean_ms": statistics.mean(times), "trials": len(times)}
+    return _summary(times)
 
 
 def timing_protocol(kb_root, out, problems, trials=50):
-    import torch
-    kb_eval, kb_timing = import_kernelbench(kb_root)
-    set_tf32_off()
-    results = []
-    for problem in problems:
-        entry = {"problem": problem}
-        source = open(problem).read()
+    def variants(kb_eval, kb_timing, source, inputs, entry):
+        import torch
         try:
-            inputs = _inputs(kb_eval, source)
-            Model, get_init_inputs, _ = kb_eval.load_original_model_and_inputs(source, {})
+            entry["kb"] = _time_model(kb_eval, kb_timing, source, inputs, False, trials)
             with torch.no_grad():
-                kb_eval.set_seed(42)
-                init = [x.to(device="cuda:0", dtype=torch.float32) if isinstance(x, torch.Tensor) else x for x in get_init_inputs()]
-                model = Model(*init).to(device="cuda:0", dtype=torch.float32)
-                entry["kb"] = _time_model(kb_eval, kb_timing, source, inputs, False, trials)
+                model = _model(kb_eval, source)
                 entry["sync_after_flush"] = _trial_loop(kb_timing, model, [inputs], trials, True)
                 copies = [inputs] + [[x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] for _ in range(2)]
                 entry["rotate3"] = _trial_loop(kb_timing, model, copies, trials, True)
                 entry["rotate3_redraw"] = _trial_loop(kb_timing, model, copies, trials, True, redraw=True)
-            del model, inputs, copies
+            del model, copies
             torch.cuda.empty_cache()
         except Exception as e:
             entry["error"] = f"{type(e).__name__}: {e}"[:300]
-        results.append(entry)
-        print(json.dumps(entry), flush=True)
-    json.dump(results, open(out, "w"), indent=2)
-    return 0
+    return _each_problem(kb_root, out, problems, variants)
 
 
 def main(argv):
