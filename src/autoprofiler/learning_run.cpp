@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autoprofiler/catalogue.h"
+#include "store/collect_rows.h"
 
 namespace kp::autoprofiler {
 
@@ -74,15 +75,10 @@ Result<std::vector<ProposalRow>> LearningLog::proposals(std::int64_t run_id) {
         " WHERE run_id = ? ORDER BY id");
     if (!q) return q.error();
     q->bind(1, run_id);
-    std::vector<ProposalRow> out;
-    while (true) {
-        auto row = q->step();
-        if (!row) return row.error();
-        if (!*row) break;
-        out.push_back({static_cast<int>(q->column_int(0)), q->column_text(1), q->column_text(2), q->column_text(3), q->column_double(4),
-                       q->column_double(5), q->column_double(6), q->column_double(7), q->column_int(8) != 0});
-    }
-    return out;
+    return store::collect_rows<ProposalRow>(*q, [](const store::SqliteStatement& row) {
+        return ProposalRow{static_cast<int>(row.column_int(0)), row.column_text(1), row.column_text(2), row.column_text(3), row.column_double(4),
+                           row.column_double(5), row.column_double(6), row.column_double(7), row.column_int(8) != 0};
+    });
 }
 
 Score score_tree(const ProfilingTree& tree, const std::vector<KernelRecord>& kernels, const CostTable& costs, const Objective& objective,

@@ -98,6 +98,10 @@ std::string usage_problem(const ProfileArgs& a) {
     return "";
 }
 
+// The worker's counters reply the profile reads or writes: a recorded one (--ncu-csv REPLY.json),
+// else --keep-counters; "" when neither.
+std::string counters_reply(const ProfileArgs& a) { return a.ncu_csv.ends_with(".json") ? a.ncu_csv : a.counters_file; }
+
 // --tree: each kernel's walk of the tree within the budget, and the feedback its leaf asks for.
 Result<std::vector<autoprofiler::TreeOutcome>> tree_outcomes(const ProfileArgs& a, const diagnose::ProfileReport& report) {
     auto tree = autoprofiler::resolve_tree(a.tree);
@@ -108,7 +112,7 @@ Result<std::vector<autoprofiler::TreeOutcome>> tree_outcomes(const ProfileArgs& 
     budget.seconds = a.budget_seconds;
     budget.passes = a.budget_passes;
     // Launch facts (registers, local memory, shared memory) come with a worker's counters reply.
-    const std::string reply = a.ncu_csv.ends_with(".json") ? a.ncu_csv : a.counters_file;
+    const std::string reply = counters_reply(a);
     std::vector<autoprofiler::TreeOutcome> out;
     for (const auto& k : report.kernels) {
         autoprofiler::KernelRecord record;
@@ -214,7 +218,7 @@ int run_profile(const ProfileArgs& a) {
     // worker's counters reply: keep it for the walk when the user did not ask for it.
     ProfileArgs walked = a;
     std::filesystem::path scratch_reply;
-    if (!a.tree.empty() && a.counters_file.empty() && !a.ncu_csv.ends_with(".json")) {
+    if (!a.tree.empty() && counters_reply(a).empty()) {
         scratch_reply = std::filesystem::temp_directory_path() / fmt::format("kp-tree-counters-{}.json", static_cast<long>(getpid()));
         walked.counters_file = scratch_reply.string();
         options->counters_reply_file = walked.counters_file;
