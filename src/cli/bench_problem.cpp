@@ -187,7 +187,8 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
     if (auto llm = llm_for(settings.llm, task->name)) recipe.llm = {llm->spec, llm->config, llm->record, llm->replay, nullptr};
     recipe.evaluation = {settings.trials, settings.max_time, settings.min_time, false,
                          settings.baselines_in_search && settings.compile_baseline};
-    recipe.profile.enabled = settings.profile;
+    recipe.profile.enabled = settings.profile || !settings.profile_tree.empty();
+    recipe.profile.tree = settings.profile_tree;
     recipe.out_dir = fs::absolute(out_dir).string();
     recipe.store = fs::absolute(settings.store_path).string();
     recipe.working_directory = fs::current_path().string();

@@ -35,6 +35,7 @@ struct BenchSettings {
     // of one evaluation this saves a worker per problem (the best's own report has every time).
     bool baselines_in_search = false;
     bool profile = false;  // optimize's --profile: findings (typed remedies) for the tuner and the LLM
+    std::string profile_tree;  // optimize's --profile-tree (implies profile)
     bool quiet = false;
 };
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "autoprofiler/profile_walk.h"
 #include "cli/bench_problem.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
@@ -32,6 +33,7 @@ struct BenchArgs {
     int jobs = 2;
     std::uint64_t seed = 1;
     bool no_compile = false, baselines_in_search = false, profile = false, quiet = false;
+    std::string profile_tree;
     int trials = 3;
     double max_time = 1.0;
 };
@@ -120,6 +122,12 @@ int run_bench(const BenchArgs& a) {
         std::cerr << "error: no task folders (with task.toml) under " << a.tasks_dir << (a.tasks.empty() ? "" : " matching --tasks") << "\n";
         return kExitUsage;
     }
+    if (!a.profile_tree.empty()) {
+        if (auto tree = autoprofiler::choose_tree(a.profile_tree, "h200"); !tree) {
+            std::cerr << "error: --profile-tree: " << tree.error().message << "\n";
+            return kExitUsage;
+        }
+    }
     if (auto gpu = require_usable_gpu(); !gpu) {  // before any folder or run is made
         std::cerr << "error: " << gpu.error().message << "\n";
         return kExitEnvironment;
@@ -145,6 +153,7 @@ int run_bench(const BenchArgs& a) {
     settings.compile_baseline = !a.no_compile;
     settings.baselines_in_search = a.baselines_in_search;
     settings.profile = a.profile;
+    settings.profile_tree = a.profile_tree;
     settings.trials = a.trials;
     settings.max_time = a.max_time;
     settings.quiet = a.quiet;
@@ -235,6 +244,7 @@ Handler register_bench(CLI::App& root) {
     cmd->add_option("--seed", a->seed, "Search seed")->capture_default_str();
     cmd->add_flag("--no-compile-baseline", a->no_compile, "Do not time torch.compile (PyTorch tasks)");
     cmd->add_flag("--profile", a->profile, "Profile every correct candidate so the tuner and the LLM act on its findings (as optimize)");
+    cmd->add_option("--profile-tree", a->profile_tree, "A profiling tree picks each kernel's findings (as optimize; implies --profile)");
     cmd->add_flag("--baselines-in-search", a->baselines_in_search,
                   "Time torch.compile in every search evaluation instead of a final one (saves a worker per problem with a "
                   "budget of 1)");

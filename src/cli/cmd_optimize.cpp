@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "autoprofiler/profile_walk.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "cli/llm_option.h"
@@ -44,6 +45,8 @@ struct OptimizeArgs {
     bool energy = false;
     int energy_windows = 3;
     bool no_memory = false, profile = false;
+    std::string profile_tree, profile_tree_costs = "h200";
+    int profile_budget_passes = 0;
     std::uint64_t seed = 0;
     int trials = 3;
     double max_time = 1.0, min_time = 0.05;
@@ -112,7 +115,10 @@ search::RunRecipe recipe_from(const OptimizeArgs& a, const TaskSpec& task, const
     recipe.evaluation = {a.trials, a.max_time, a.min_time, a.require_sandbox};
     recipe.evaluation.energy = a.energy;
     recipe.evaluation.energy_windows = a.energy_windows;
-    recipe.profile.enabled = a.profile;
+    recipe.profile.enabled = a.profile || !a.profile_tree.empty();
+    recipe.profile.tree = a.profile_tree;
+    recipe.profile.tree_costs = a.profile_tree_costs;
+    recipe.profile.tree_budget_passes = a.profile_budget_passes;
     recipe.out_dir = absolute(a.out);  // none given: assemble_session makes a folder of the run's own
     recipe.store = absolute(a.store.empty() ? store::RunStore::default_path(fs::current_path()).string() : a.store);
     recipe.working_directory = fs::current_path().string();
@@ -164,6 +170,12 @@ void add_options(CLI::App& cmd, OptimizeArgs& a) {
         ->capture_default_str()
         ->check(CLI::IsMember({"tools", "raw", "none"}));
     cmd.add_flag("--profile", a.profile, "Profile every correct candidate (ncu, SASS, ptxas) so the tuner and agents act on its findings");
+    cmd.add_option("--profile-tree", a.profile_tree,
+                   "Profiling tree (docs/autoprofiler.md): a file, or none | roofline | full; each kernel's leaf picks the findings "
+                   "the tuner and agents read. Implies --profile");
+    cmd.add_option("--profile-tree-costs", a.profile_tree_costs, "The tree's action costs: a GPU name or a cost file")->capture_default_str();
+    cmd.add_option("--profile-budget-passes", a.profile_budget_passes, "The tree's budget in replay passes per candidate (0: unbounded)")
+        ->check(CLI::NonNegativeNumber);
     cmd.add_flag("--no-memory", a.no_memory, "Ablation: proposers see no lessons from earlier attempts");
     cmd.add_option("--trials", a.trials, "Correctness trials per candidate")->capture_default_str()->check(CLI::Range(1, 100));
     cmd.add_option("--max-time", a.max_time, "Timing cap per candidate, seconds")->capture_default_str()->check(finite_at_least(0));
@@ -222,6 +234,13 @@ int optimize(OptimizeArgs a) {
     if (auto policy = search::selection_policies().lookup(a.strategy); !policy) {
         std::cerr << "error: --strategy: " << policy.error().message << "\n";
         return kExitUsage;
+    }
+    if (!a.profile_tree.empty()) {  // a bad tree is a usage error before anything runs
+        auto tree = autoprofiler::choose_tree(a.profile_tree, a.profile_tree_costs);
+        if (!tree) {
+            std::cerr << "error: --profile-tree: " << tree.error().message << "\n";
+            return kExitUsage;
+        }
     }
     SearchSession session;
     auto task = load_task(a.task);

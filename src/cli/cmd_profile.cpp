@@ -16,8 +16,7 @@
 
 #include "analysis/feedback.h"
 #include "analysis/tool_list.h"
-#include "autoprofiler/named_trees.h"
-#include "autoprofiler/tree_evaluation.h"
+#include "autoprofiler/profile_walk.h"
 #include "analysis/tool_registry.h"
 #include "build/candidate_builder.h"
 #include "cli/commands.h"
@@ -78,8 +77,8 @@ Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a) {
         // The tree's leaves choose among every tool's findings; the budget is the tree's (applied
         // to its actions by their measured costs), the collection itself stays the fixed plan.
         if (!options.tools.empty()) return make_error("--tree and --tools are exclusive: the tree picks the tools");
-        if (auto tree = autoprofiler::resolve_tree(a.tree); !tree) return tree.error();
-        if (auto costs = autoprofiler::resolve_cost_table(a.tree_costs); !costs) return costs.error();
+        if (auto choice = autoprofiler::choose_tree(a.tree, a.tree_costs, {a.budget_seconds, a.budget_passes}); !choice)
+            return choice.error();
         for (const auto* t : analysis::default_tool_registry().all()) options.tools.emplace_back(t->name());
     }
     if (!a.quiet)
@@ -102,48 +101,21 @@ std::string usage_problem(const ProfileArgs& a) {
 // else --keep-counters; "" when neither.
 std::string counters_reply(const ProfileArgs& a) { return a.ncu_csv.ends_with(".json") ? a.ncu_csv : a.counters_file; }
 
-// --tree: each kernel's walk of the tree within the budget, and the feedback its leaf asks for.
-Result<std::vector<autoprofiler::TreeOutcome>> tree_outcomes(const ProfileArgs& a, const diagnose::ProfileReport& report) {
-    auto tree = autoprofiler::resolve_tree(a.tree);
-    if (!tree) return tree.error();
-    auto costs = autoprofiler::resolve_cost_table(a.tree_costs);
-    if (!costs) return costs.error();
-    autoprofiler::Budget budget;
-    budget.seconds = a.budget_seconds;
-    budget.passes = a.budget_passes;
-    // Launch facts (registers, local memory, shared memory) come with a worker's counters reply.
-    const std::string reply = counters_reply(a);
-    std::vector<autoprofiler::TreeOutcome> out;
-    for (const auto& k : report.kernels) {
-        autoprofiler::KernelRecord record;
-        record.name = k.diagnosis.kernel_name;
-        record.diagnosis = k.diagnosis;
-        record.signals = autoprofiler::signals_of(k.diagnosis, k.roofline_known, reply);
-        out.push_back(autoprofiler::evaluate_tree(*tree, record, *costs, budget));
-    }
-    return out;
-}
-
-nlohmann::json to_json(const autoprofiler::TreeOutcome& o) {
-    nlohmann::json findings = nlohmann::json::array();
-    for (const auto& f : o.findings) findings.push_back(analysis::to_json(f));
-    return {{"leaf", o.leaf}, {"path", o.path}, {"taken", o.taken}, {"dropped", o.dropped},
-            {"seconds", o.cost.seconds}, {"passes", o.cost.passes}, {"findings", findings}, {"feedback", o.feedback}};
-}
-
 int print_tree_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
     report.candidate = a.candidate;
-    auto outcomes = tree_outcomes(a, report);
-    if (!outcomes) {
-        std::cerr << "error: " << outcomes.error().message << "\n";
+    auto choice = autoprofiler::choose_tree(a.tree, a.tree_costs, {a.budget_seconds, a.budget_passes});
+    if (!choice) {
+        std::cerr << "error: " << choice.error().message << "\n";
         return kExitUsage;
     }
+    // Launch facts (registers, local memory, shared memory) come with a worker's counters reply.
+    auto outcomes = autoprofiler::walk_profile(*choice, report, counters_reply(a));
     if (a.json) {
         auto j = diagnose::profile_report_json(report);
-        for (size_t i = 0; i < outcomes->size(); ++i) j["kernels"][i]["tree"] = to_json((*outcomes)[i]);
+        for (size_t i = 0; i < outcomes.size(); ++i) j["kernels"][i]["tree"] = autoprofiler::to_json(outcomes[i]);
         std::cout << dump_json(j, 2) << "\n";
     } else {
-        for (const auto& o : *outcomes) {
+        for (const auto& o : outcomes) {
             if (!a.feedback) {
                 std::string path;
                 for (const auto& n : o.path) path += (path.empty() ? "" : " > ") + n;

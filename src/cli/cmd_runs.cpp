@@ -104,7 +104,8 @@ std::string describe_recipe(const store::RunRecord& run) {
     for (const auto& name : recipe->proposers) proposers += (proposers.empty() ? "" : ",") + name;
     text += fmt::format("recipe: task {} (given as {}), from {}, proposers {}, profile {}, trials {}, timing {}..{} s, energy {}\n",
                         recipe->task_path, recipe->task_given, recipe->baseline_path.empty() ? "-" : recipe->baseline_path,
-                        proposers, recipe->profile.enabled ? "on" : "off", recipe->evaluation.trials,
+                        proposers, !recipe->profile.enabled ? "off" : recipe->profile.tree.empty() ? "on" : "on (tree " + recipe->profile.tree + ")",
+                        recipe->evaluation.trials,
                         recipe->evaluation.min_time, recipe->evaluation.max_time,
                         recipe->evaluation.energy ? fmt::format("{} windows", recipe->evaluation.energy_windows) : "off");
     if (recipe->llm.settings.is_object())

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "autoprofiler/profile_walk.h"
 #include "build/gpu_arch.h"
 #include "cli/commands.h"
 #include "kernelbench/first_version.h"
@@ -56,7 +57,18 @@ void build_evaluator(SearchSession& session) {
         diagnose::ProfileOptions profile_options;
         profile_options.budget_seconds = recipe.profile.budget_seconds;
         profile_options.source_name = "candidate.cu";  // what agents see: the code they were given, by line
-        session.evaluator->enable_profiling(profile_options);
+        std::optional<autoprofiler::TreeChoice> tree;
+        if (!recipe.profile.tree.empty()) {
+            autoprofiler::Budget budget;  // the profile's seconds; passes only when asked (0: unbounded)
+            budget.seconds = recipe.profile.budget_seconds;
+            if (recipe.profile.tree_budget_passes > 0) budget.passes = recipe.profile.tree_budget_passes;
+            auto chosen = autoprofiler::choose_tree(recipe.profile.tree, recipe.profile.tree_costs, budget);
+            if (chosen) tree = std::move(*chosen);
+            else  // a resumed run whose tree file is gone: its findings come from the fixed plan
+                std::cerr << "warning: profile tree " << recipe.profile.tree << ": " << chosen.error().message
+                          << "; profiling with the fixed plan\n";
+        }
+        session.evaluator->enable_profiling(profile_options, std::move(tree));
     }
 }
 
@@ -146,7 +158,7 @@ std::string describe_session(const SearchSession& session) {
     for (const auto& name : recipe.proposers) proposers += (proposers.empty() ? "" : ",") + name;
     std::string llm;
     if (recipe.llm.settings.is_object()) llm = " (" + recipe.llm.settings.value("spec", "") + ")";
-    return fmt::format("proposers {}{}{}{}, out {}", proposers, llm, recipe.profile.enabled ? ", profiled" : "",
+    return fmt::format("proposers {}{}{}{}, out {}", proposers, llm, !recipe.profile.enabled ? "" : recipe.profile.tree.empty() ? ", profiled" : ", profiled (tree " + recipe.profile.tree + ")",
                        recipe.evaluation.energy ? ", energy measured" : "", recipe.out_dir);
 }
 

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "analysis/feedback.h"
+#include "analysis/tool_registry.h"
 #include "common/files.h"
 #include "common/utf8.h"
 #include "diagnose/profile_candidate.h"
@@ -13,6 +14,32 @@
 #include "search/proposers/tuner_proposer.h"
 
 namespace kp::optimize {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The tree's walk replaces the fixed plan's findings and feedback: the main kernel's findings for
+// the tuner, every kernel's feedback (as its leaf renders it) for the writer, and the walk itself
+// (path, actions taken and dropped, cost) in the evaluation's details.
+void apply_tree(const autoprofiler::TreeChoice& choice, const diagnose::ProfileReport& profiled, const fs::path& reply,
+                search::EvaluationOutcome& outcome) {
+    auto walks = autoprofiler::walk_profile(choice, profiled, reply);
+    if (walks.empty()) return;
+    outcome.findings = walks.front().findings;
+    outcome.findings_summary.clear();
+    nlohmann::json record = nlohmann::json::array();
+    for (const auto& w : walks) {
+        outcome.findings_summary += w.feedback;
+        auto j = autoprofiler::to_json(w);
+        j.erase("findings");
+        j.erase("feedback");
+        record.push_back(j);
+    }
+    outcome.details["profile_tree"] = {{"tree", choice.name}, {"kernels", record}};
+}
+
+}  // namespace
 
 search::StatusClass status_class_of(FailureClass failure) {
     using search::StatusClass;
@@ -129,20 +156,36 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
     if (profile_options_ && outcome.correct() && report->candidate_build) {
         // The main (longest) kernel's findings for the tuner; the LLM reads the call's feedback
         // (every kernel's share and the findings ranked on the whole call when it has several).
-        auto profiled = diagnose::profile_candidate_report(task_, *report->candidate_build, *profile_options_);
+        diagnose::ProfileOptions options = *profile_options_;
+        // A tree's static signals (registers, local and shared memory) come from the counters reply.
+        const fs::path reply = profile_tree_ ? out_dir_ / "evaluations" / (request.evaluation_key + ".counters.json") : fs::path();
+        options.counters_reply_file = reply;
+        auto profiled = diagnose::profile_candidate_report(task_, *report->candidate_build, options);
         if (profiled.ok() && !profiled->kernels.empty()) {
             const analysis::Diagnosis& diagnosis = profiled->kernels.front().diagnosis;
             outcome.roofline_class = std::string(analysis::to_string(diagnosis.roofline.kind));
             outcome.findings = diagnosis.findings;
             outcome.findings_summary = diagnose::render_profile_feedback(*profiled);
             outcome.profiles["diagnosis"] = analysis::to_json(diagnosis);
+            if (profile_tree_) apply_tree(*profile_tree_, *profiled, reply, outcome);
         } else {
             outcome.details["profile_error"] = !profiled.ok()                            ? profiled.error().message
                                                : !profiled->environment_error.empty() ? profiled->environment_error
                                                                                       : std::string("profile: no kernel was profiled");
         }
+        if (std::error_code ignored; !reply.empty()) fs::remove(reply, ignored);
     }
     return outcome;
+}
+
+void GpuEvaluator::enable_profiling(diagnose::ProfileOptions options, std::optional<autoprofiler::TreeChoice> tree) {
+    if (tree) {
+        // The tree's leaves choose among every tool's findings.
+        options.tools.clear();
+        for (const auto* t : analysis::default_tool_registry().all()) options.tools.emplace_back(t->name());
+    }
+    profile_options_ = std::move(options);
+    profile_tree_ = std::move(tree);
 }
 
 }  // namespace kp::optimize

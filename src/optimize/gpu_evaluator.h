@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "autoprofiler/profile_walk.h"
 #include "eval/evaluator.h"
 #include "diagnose/profile_options.h"
 #include "eval/reverification.h"
@@ -42,7 +43,8 @@ public:
     void set_on_start(std::function<void(const search::EvaluationRequest&)> callback) { on_start_ = std::move(callback); }
     // Profile every correct candidate (kernelpro profile's two stages) and hand its roofline class
     // and ranked findings to the proposers; a profile that fails costs its findings, not the node.
-    void enable_profiling(diagnose::ProfileOptions options) { profile_options_ = std::move(options); }
+    // With a tree, each kernel's walk of it picks the findings and renders the feedback.
+    void enable_profiling(diagnose::ProfileOptions options, std::optional<autoprofiler::TreeChoice> tree = std::nullopt);
     // The run's best kernel once more, in a fresh worker with another seed, poison and layout.
     Result<Reverification> reverify(const std::filesystem::path& source) { return reverify_candidate(evaluator_, task_, source, options_); }
 
@@ -53,6 +55,7 @@ private:
     std::filesystem::path out_dir_;
     std::function<void(const search::EvaluationRequest&)> on_start_;
     std::optional<diagnose::ProfileOptions> profile_options_;
+    std::optional<autoprofiler::TreeChoice> profile_tree_;
 };
 
 }  // namespace kp::optimize

@@ -28,7 +28,8 @@ nlohmann::json recipe_to_json(const RunRecipe& r) {
           {"compile_baseline", r.evaluation.compile_baseline},
           {"energy", r.evaluation.energy},
           {"energy_windows", r.evaluation.energy_windows}}},
-        {"profile", {{"enabled", r.profile.enabled}, {"budget_seconds", r.profile.budget_seconds}}},
+        {"profile", {{"enabled", r.profile.enabled}, {"budget_seconds", r.profile.budget_seconds}, {"tree", r.profile.tree},
+                     {"tree_costs", r.profile.tree_costs}, {"tree_budget_passes", r.profile.tree_budget_passes}}},
         {"out_dir", r.out_dir},
         {"store", r.store},
         {"working_directory", r.working_directory},
@@ -66,6 +67,9 @@ Result<RunRecipe> recipe_from_json(const nlohmann::json& object) {
         const auto& profile = object.value("profile", none);
         r.profile.enabled = profile.value("enabled", r.profile.enabled);
         r.profile.budget_seconds = profile.value("budget_seconds", r.profile.budget_seconds);
+        r.profile.tree = profile.value("tree", r.profile.tree);
+        r.profile.tree_costs = profile.value("tree_costs", r.profile.tree_costs);
+        r.profile.tree_budget_passes = profile.value("tree_budget_passes", r.profile.tree_budget_passes);
         r.out_dir = object.value("out_dir", "");
         r.store = object.value("store", "");
         r.working_directory = object.value("working_directory", "");

@@ -37,6 +37,11 @@ struct EvaluationSettings {
 struct ProfileSettings {
     bool enabled = false;        // --profile: every correct candidate is profiled
     double budget_seconds = 60;  // per candidate
+    // --profile-tree: a profiling tree (file, or none | roofline | full) picks, per kernel, the
+    // findings the proposers read, within its budget (<= 0: unbounded) at the costs of a GPU.
+    std::string tree;
+    std::string tree_costs = "h200";
+    int tree_budget_passes = 0;
 };
 
 struct RunRecipe {

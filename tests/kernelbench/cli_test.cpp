@@ -106,3 +106,28 @@ TEST(KernelBenchCli, BenchStoresTheSearchSessionsRecipeWithProfiling) {
     EXPECT_NE(show.stdout_text.find("proposers tuner, profile on, trials 2"), std::string::npos) << show.stdout_text;
     EXPECT_NE(show.stdout_text.find((tasks / "gelu_f16").string()), std::string::npos) << show.stdout_text;
 }
+
+// --profile-tree reaches the run's recipe (so a resumed run walks the same tree) and implies
+// --profile; a tree that does not parse is a usage error before any run is made.
+TEST(KernelBenchCli, BenchAndOptimizeTakeAProfilingTree) {
+    fs::path out = make_temp_directory("kp-cli-bench-tree").value();
+    fs::path tasks = kp::testing::source_path("tasks");
+    auto bench = run({"bench", tasks.string(), "--tasks", "gelu_f16", "--budget-evals", "1", "--profile-tree", "roofline",
+                      "--trials", "2", "--out", out.string()},
+                     healthy_worker());
+    ASSERT_EQ(bench.exit_code, 0) << bench.stdout_text << bench.stderr_text;
+    auto show = run({"runs", "--store", (out / "runs.db").string(), "show", "1"});
+    EXPECT_NE(show.stdout_text.find("profile on (tree roofline)"), std::string::npos) << show.stdout_text;
+
+    const fs::path bad = out / "bad-tree.toml";
+    ASSERT_TRUE(write_file_atomically(bad, "schema = \"kernelpro.profiling-tree/1\"\n[root\n").ok());
+    for (const std::string command : {"optimize", "bench"}) {
+        auto r = command == "optimize"
+                     ? run({"optimize", (tasks / "gelu_f16").string(), "--profile-tree", bad.string(), "--store", (out / "x.db").string()})
+                     : run({"bench", tasks.string(), "--profile-tree", bad.string(), "--out", (out / "b2").string()});
+        EXPECT_EQ(r.exit_code, 2) << command << ": " << r.stderr_text;
+        EXPECT_NE(r.stderr_text.find("error: --profile-tree: "), std::string::npos) << r.stderr_text;
+        EXPECT_NE(r.stderr_text.find("bad-tree.toml"), std::string::npos) << r.stderr_text;
+        EXPECT_FALSE(fs::exists(out / "x.db")) << "nothing is recorded for a usage error";
+    }
+}
