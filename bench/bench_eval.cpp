@@ -72,6 +72,11 @@ int main(int argc, char** argv) {
     int repeats = 5;
     bool with_ncu = true, sandbox_cost = false;
     std::vector<std::string> only;
+    StoppingRule stopping;  // the evaluator's defaults unless asked otherwise
+    app.add_option("--max-standard-error", stopping.max_standard_error,
+                   "Stopping rule: stop once the relative standard error of the mean is under this")->capture_default_str();
+    app.add_option("--max-noise", stopping.max_noise, "Stopping rule: stop once the relative standard deviation is under this")
+        ->capture_default_str();
     app.add_option("--tasks", tasks_dir, "Folder of example tasks")->capture_default_str();
     app.add_option("--repeats", repeats, "Evaluations of the same candidate for the spread");
     app.add_option("--json", json_out, "Write all numbers to this file");
@@ -103,6 +108,7 @@ int main(int argc, char** argv) {
         if (!only.empty() && std::find(only.begin(), only.end(), task->name) == only.end()) continue;
         fs::path candidate = dir / "candidates" / "fast.cu";
         EvaluationOptions options;
+        options.timing.stopping = stopping;
         std::vector<double> medians;
         nlohmann::json runs = nlohmann::json::array();
         std::optional<EvaluationReport> first;
@@ -115,8 +121,11 @@ int main(int argc, char** argv) {
             runs.push_back(report->to_json());
             if (!first) first = *report;
             if (report->status == FailureClass::Ok && report->candidate_median_seconds()) medians.push_back(*report->candidate_median_seconds());
-            std::fprintf(stderr, "%s run %d: %s %.1f us\n", task->name.c_str(), i + 1, failure_class_name(report->status),
-                         report->candidate_median_seconds().value_or(0) * 1e6);
+            std::fprintf(stderr, "%s run %d: %s %.1f us, %d samples (%s), timing %.2f s, throttled dropped %d kept %d\n",
+                         task->name.c_str(), i + 1, failure_class_name(report->status),
+                         report->candidate_median_seconds().value_or(0) * 1e6, report->timing.value("samples", 0),
+                         report->timing.value("stop_reason", std::string("?")).c_str(), report->time_seconds,
+                         report->timing.value("throttled_samples_discarded", 0), report->timing.value("throttled_samples", 0));
         }
         if (!first) continue;
         compile_s.push_back(first->compile_seconds);

@@ -75,9 +75,15 @@ std::string render_evaluation_text(const EvaluationReport& r) {
             out += fmt::format("roofline   floor {} ({}-bound), candidate at {:.1f}% of it\n",
                                us(r.timing["roofline_floor"].value("floor_seconds", 0.0)),
                                r.timing["roofline_floor"].value("bound", ""), 100.0 * r.timing.value("fraction_of_floor", 0.0));
-        out += fmt::format("stopped    {} after {} samples; {} timed outputs checked; host-clock flags {}; throttled {}\n",
+        out += fmt::format("stopped    {} after {} samples; {} timed outputs checked; host-clock flags {}; throttled samples "
+                           "dropped and re-taken {}, kept {}\n",
                            r.timing.value("stop_reason", ""), r.timing.value("samples", 0), r.timing.value("checked_timed_outputs", 0),
-                           r.timing.value("host_flagged_samples", 0), r.timing.value("throttled_samples", 0));
+                           r.timing.value("host_flagged_samples", 0), r.timing.value("throttled_samples_discarded", 0),
+                           r.timing.value("throttled_samples", 0));
+        if (r.timing.value("throttled_samples", 0) > 0)
+            out += fmt::format("warning    the GPU could not give unthrottled samples (power cap, thermal or hardware slowdown): "
+                               "{} of {} kept samples were taken while it slowed itself\n",
+                               r.timing.value("throttled_samples", 0), r.timing.value("samples", 0));
     }
     if (r.energy.is_object()) out += render_energy(r.energy);
     for (const auto& w : r.warnings) out += "warning    " + w + "\n";

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "eval/sample_statistics.h"
+#include "eval/throttle_policy.h"
 
 using namespace kp;
 
@@ -65,4 +66,23 @@ TEST(StoppingRule, NoisyRunsStopAtTheCapOrWhenNoiseSettles) {
     EXPECT_EQ(v, StoppingRule::Verdict::NoiseSettled);
     EXPECT_GE(samples.size(), 64u);
     EXPECT_EQ(rule.decide({1, 2, 3}, 0.0, rule.max_seconds + 1), StoppingRule::Verdict::TimeCap);
+}
+
+// A throttled sample is taken again while no more have been dropped than kept (8 at least); a GPU
+// that is always throttled still ends its timing with about half its samples dropped.
+TEST(ThrottlePolicy, DropsThrottledSamplesWithinABound) {
+    EXPECT_FALSE(kp::drop_throttled_sample(false, 0, 0));
+    EXPECT_TRUE(kp::drop_throttled_sample(true, 0, 0));
+    EXPECT_TRUE(kp::drop_throttled_sample(true, 7, 0));
+    EXPECT_FALSE(kp::drop_throttled_sample(true, 8, 0));
+    EXPECT_TRUE(kp::drop_throttled_sample(true, 20, 21));
+    EXPECT_FALSE(kp::drop_throttled_sample(true, 21, 21));
+    size_t dropped = 0, kept = 0;
+    for (int s = 0; s < 1000; ++s) {  // always throttled
+        if (kp::drop_throttled_sample(true, dropped, kept)) ++dropped;
+        else ++kept;
+    }
+    EXPECT_EQ(dropped + kept, 1000u);
+    EXPECT_LE(dropped, kept + 1);
+    EXPECT_GE(kept, 499u);
 }

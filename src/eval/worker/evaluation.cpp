@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/stopwatch.h"
+#include "eval/throttle_policy.h"
 #include "eval/worker/counter_collection.h"
 #include "eval/worker/energy_meter.h"
 #include "eval/worker/fixed_inputs.h"
@@ -334,7 +335,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
     std::vector<double> candidate_times, baseline_times, candidate_host_times;
     std::vector<std::vector<double>> extra_times(extras.size());
     std::vector<unsigned> candidate_clocks, baseline_clocks;
-    size_t flagged_host = 0, throttled = 0, checked_outputs = 0;
+    size_t flagged_host = 0, throttled = 0, discarded_throttled = 0, checked_outputs = 0;
     double measured = 0;
     auto timing_start = Clock::now();
     auto last_progress = timing_start;
@@ -349,6 +350,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         auto sums = perturbed ? perturb_inputs(c, set, round) : prepare_inputs(c, set, round);
         std::string what = "timed call " + std::to_string(s + 1);
         ColdSample cand{}, base{};
+        std::vector<double> extras_now(extras.size());
         auto time_candidate = [&] {
             out_a.poison(poison_a, gpu.stream());
             cand = gpu.timed_call(candidate, c.input_sets[set].views(), out_a.views(), what);
@@ -356,9 +358,9 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         auto time_baseline = [&] {
             if (baseline) base = gpu.timed_call(*baseline, c.input_sets[set].views(), baseline_out.views(), what + " (baseline)");
             for (size_t e = 0; e < extras.size(); ++e)
-                extra_times[e].push_back(
+                extras_now[e] =
                     gpu.timed_call(extras[e].second, c.input_sets[set].views(), extra_out.views(), what + " (" + extras[e].first + ")")
-                        .event_seconds);
+                        .event_seconds;
         };
         if (s % 2 == 0) { time_baseline(); time_candidate(); }
         else { time_candidate(); time_baseline(); }
@@ -382,8 +384,15 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
             check_outputs(c, *truth, out_a, what + ": outputs produced during timing are wrong");
             ++checked_outputs;
         }
+        // Samples taken while the GPU slowed itself are taken again, within a bound (throttle_policy.h).
+        const bool slowed = cand.throttled || (baseline && base.throttled);
+        if (drop_throttled_sample(slowed, discarded_throttled, candidate_times.size())) {
+            ++discarded_throttled;
+            continue;
+        }
+        if (slowed) ++throttled;
+        for (size_t e = 0; e < extras.size(); ++e) extra_times[e].push_back(extras_now[e]);
         if (cand.host_seconds > request.timing.host_factor * cand.event_seconds + request.timing.host_slack_seconds) ++flagged_host;
-        if (cand.throttled) ++throttled;
         candidate_times.push_back(cand.event_seconds);
         candidate_host_times.push_back(cand.host_seconds);
         candidate_clocks.push_back(cand.sm_clock_mhz);
@@ -424,6 +433,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
                           {"samples", candidate_times.size()},
                           {"host_flagged_samples", flagged_host},
                           {"throttled_samples", throttled},
+                          {"throttled_samples_discarded", discarded_throttled},
                           {"checked_timed_outputs", checked_outputs},
                           {"input_sets", sets},
                           {"wall_seconds", std::chrono::duration<double>(Clock::now() - timing_start).count()}};
