@@ -83,8 +83,14 @@ Handler register_bench_merge(CLI::App& bench) {
     cmd->add_option("--out", a->out, "Where results.md/.json go (default: the one folder given, when it holds the shards)");
     return [a]() {
         std::vector<fs::path> shards;
-        for (const auto& input : a->inputs)
-            for (const auto& dir : shard_folders(input)) shards.push_back(dir);
+        for (const auto& input : a->inputs) {
+            auto found = shard_folders(input);
+            if (found.empty()) {
+                std::cerr << "error: " << input << " holds no bench.json and no shard-* folders (not a bench output folder)\n";
+                return kExitUsage;
+            }
+            shards.insert(shards.end(), found.begin(), found.end());
+        }
         fs::path out = a->out;
         if (out.empty()) {
             if (a->inputs.size() != 1 || fs::is_regular_file(fs::path(a->inputs[0]) / "bench.json")) {

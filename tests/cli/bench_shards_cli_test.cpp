@@ -60,6 +60,7 @@ protected:
     void SetUp() override {
         if (!kp::locate_nvidia_tool("nvcc")) GTEST_SKIP() << "no nvcc: bench builds every candidate";
         folder_ = kp::make_temp_directory("kp-bench-shards").value();
+        fs::create_directories(folder_ / "tasks");
         for (const auto& task : kTasks)
             fs::copy(kp::testing::source_path("tasks/" + task), folder_ / "tasks" / task, fs::copy_options::recursive);
     }
@@ -147,7 +148,7 @@ TEST_F(BenchShards, BadShardsAndNoSlurmAreOneLine) {
     EXPECT_EQ(store.first_err_line(), "error: --slurm makes the shards itself, each with its own run store (OUT/shard-I): drop --store");
     auto not_a_shard = kernelpro({"bench", "merge", "tasks/gelu_f16", "--out", "m"});
     EXPECT_EQ(not_a_shard.exit_code, 2);
-    EXPECT_EQ(not_a_shard.err, "error: tasks/gelu_f16 holds no bench.json (not a bench shard folder)\n");
+    EXPECT_EQ(not_a_shard.err, "error: tasks/gelu_f16 holds no bench.json and no shard-* folders (not a bench output folder)\n");
 }
 
 // One job array of two shards on the cluster; --wait merges them into the unsharded table. The
