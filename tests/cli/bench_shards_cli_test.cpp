@@ -194,6 +194,7 @@ TEST_F(BenchShards, ACancelledShardResumesWhenSubmittedAgain) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     while (!cut_point() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ASSERT_TRUE(cut_point()) << read(manifest);
+    const auto cut_run = nlohmann::json::parse(read(manifest))["problems"]["transpose_f32"]["run_id"].get<std::int64_t>();
     auto cancel = kp::run_process({"scancel", id[1].str()});
     ASSERT_TRUE(cancel.ok() && cancel->succeeded());
     // Submitting while the array is still listed is refused, then taken once it is gone.
@@ -213,6 +214,9 @@ TEST_F(BenchShards, ACancelledShardResumesWhenSubmittedAgain) {
         if (e.path().filename().string().rfind("slurm-", 0) == 0 && e.path().filename().string().find("_0.out") != std::string::npos)
             log += read(e.path());
     EXPECT_NE(log.find("bench: 2 problems (1 already done)"), std::string::npos) << log;
+    // The cut problem's row comes from the run it had started, continued, not from a new one.
+    auto resumed = nlohmann::json::parse(read(manifest), nullptr, false);
+    EXPECT_EQ(resumed["problems"]["transpose_f32"]["result"].value("run_id", std::int64_t{0}), cut_run) << read(manifest);
     run_whole();
     expect_same_table("array");
 }
