@@ -4,7 +4,9 @@
 // tasks, a user's own), several problems at once (their builds overlap; one worker uses the GPU at a
 // time), and writes OUT/results.md and OUT/results.json (docs/kernelbench.md). Interrupted, it
 // resumes: running the same command again skips finished problems and resumes unfinished runs from
-// the run store. Exit codes: 0 the table was written, 2 usage, 3 environment.
+// the run store. `--shard I/K` runs one share of the problems (bench_shards.h), `--slurm` submits
+// the shards as one Slurm job array (slurm_submit.h) and `bench merge` folds them into one table
+// (bench_merge.h). Exit codes: 0 the table was written, 2 usage, 3 environment.
 #include <csignal>
 #include <ctime>
 #include <iostream>
@@ -13,7 +15,11 @@
 #include <fmt/format.h>
 
 #include "autoprofiler/profile_walk.h"
+#include "cli/bench_merge.h"
+#include "cli/bench_output.h"
 #include "cli/bench_problem.h"
+#include "cli/bench_shards.h"
+#include "cli/slurm_submit.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "common/files.h"
@@ -36,6 +42,10 @@ struct BenchArgs {
     std::string profile_tree;
     int trials = 3;
     double max_time = 1.0;
+    std::string shard;  // I/K: this bench runs shard I of K of the problems (bench_shards.h)
+    bool slurm = false;
+    SlurmOptions slurm_options;
+    std::vector<std::string> forwarded;  // with --slurm: the options every shard runs with
 };
 
 std::atomic<BenchShared*> g_shared{nullptr};
@@ -44,81 +54,18 @@ extern "C" void on_bench_interrupt(int) {
     if (auto* s = g_shared.load()) s->stop.store(true);
 }
 
-std::vector<fs::path> task_folders(const fs::path& root, const std::string& only) {
-    std::vector<fs::path> found;
-    std::error_code ec;
-    if (fs::is_regular_file(root / "task.toml")) return {root};
-    for (const auto& e : fs::directory_iterator(root, ec))
-        if (e.is_directory() && fs::is_regular_file(e.path() / "task.toml")) found.push_back(e.path());
-    std::sort(found.begin(), found.end());
-    if (only.empty()) return found;
-    std::vector<fs::path> chosen;
-    size_t start = 0;
-    while (start <= only.size()) {
-        size_t comma = only.find(',', start);
-        std::string name = only.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        for (const auto& f : found)
-            if (f.filename() == name) chosen.push_back(f);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return chosen;
-}
-
-// OUT/bench.json: per problem, its run and, once finished, its row. What makes bench resumable.
-class Manifest {
-public:
-    explicit Manifest(fs::path path) : path_(std::move(path)) {
-        auto text = read_text_file(path_);
-        if (text.ok()) data_ = nlohmann::json::parse(*text, nullptr, false);
-        if (!data_.is_object()) data_ = {{"schema", "kernelpro.bench-manifest/1"}, {"problems", nlohmann::json::object()}};
-    }
-    std::optional<kernelbench::BenchProblemResult> finished(const std::string& folder) const {
-        const auto& p = data_["problems"];
-        if (p.contains(folder) && p[folder].contains("result")) return kernelbench::BenchProblemResult::from_json(p[folder]["result"]);
-        return std::nullopt;
-    }
-    std::optional<std::int64_t> run_of(const std::string& folder) const {
-        const auto& p = data_["problems"];
-        if (p.contains(folder) && p[folder].contains("run_id")) return p[folder]["run_id"].get<std::int64_t>();
-        return std::nullopt;
-    }
-    void set_run(const std::string& folder, std::int64_t run) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        data_["problems"][folder]["run_id"] = run;
-        save();
-    }
-    void set_result(const std::string& folder, const kernelbench::BenchProblemResult& row) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        // Interrupted or failed for reasons that are not the kernel's: tried again on the next run.
-        nlohmann::json& entry = data_["problems"][folder];
-        if (!entry.is_object()) entry = nlohmann::json::object();
-        if (row.status == "interrupted" || row.status == "error") entry.erase("result");
-        else entry["result"] = row.to_json();
-        save();
-    }
-
-private:
-    void save() { (void)write_file_atomically(path_, data_.dump(2) + "\n"); }
-    fs::path path_;
-    nlohmann::json data_;
-    std::mutex mutex_;
-};
-
-void write_table(const fs::path& out, const std::vector<kernelbench::BenchProblemResult>& rows, const std::string& title,
-                 const std::string& suite) {
-    std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char created[32];
-    std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    (void)write_file_atomically(out / "results.md", kernelbench::bench_table_markdown(rows, title));
-    (void)write_file_atomically(out / "results.json", kernelbench::bench_table_json(rows, suite, created).dump(2) + "\n");
-}
-
 int run_bench(const BenchArgs& a) {
-    auto folders = task_folders(a.tasks_dir, a.tasks);
-    if (folders.empty()) {
+    if (a.tasks_dir.empty()) {
+        std::cerr << "error: bench: TASKS_DIR is required (or: kernelpro bench merge DIR)\n";
+        return kExitUsage;
+    }
+    auto shard = a.shard.empty() ? Result<ShardSpec>(ShardSpec{}) : parse_shard(a.shard);
+    if (!shard) {
+        std::cerr << "error: --shard: " << shard.error().message << "\n";
+        return kExitUsage;
+    }
+    auto all_folders = task_folders(a.tasks_dir, a.tasks);
+    if (all_folders.empty()) {
         std::cerr << "error: no task folders (with task.toml) under " << a.tasks_dir << (a.tasks.empty() ? "" : " matching --tasks") << "\n";
         return kExitUsage;
     }
@@ -128,6 +75,16 @@ int run_bench(const BenchArgs& a) {
             return kExitUsage;
         }
     }
+    if (a.slurm) {  // the submitting machine needs no GPU: the array's tasks check theirs
+        if (!a.shard.empty() || !a.store.empty()) {
+            std::cerr << "error: --slurm makes the shards itself, each with its own run store (OUT/shard-I): drop "
+                      << (a.shard.empty() ? "--store" : "--shard") << "\n";
+            return kExitUsage;
+        }
+        std::string out = a.out.empty() ? "kernelpro-bench-" + utc_stamp() : a.out;
+        return submit_bench_array({a.tasks_dir, out, all_folders.size(), a.forwarded}, a.slurm_options);
+    }
+    const auto folders = shard_of(all_folders, *shard);
     if (auto gpu = require_usable_gpu(); !gpu) {  // before any folder or run is made
         std::cerr << "error: " << gpu.error().message << "\n";
         return kExitEnvironment;
@@ -167,7 +124,10 @@ int run_bench(const BenchArgs& a) {
             return kExitEnvironment;
         }
     }
-    Manifest manifest(settings.out_dir / "bench.json");
+    BenchManifest manifest(settings.out_dir / "bench.json");
+    BenchPlan plan{a.tasks_dir, fs::absolute(a.tasks_dir).filename().string(), shard->index, shard->count, {}};
+    for (const auto& f : folders) plan.problems.push_back(f.filename().string());
+    manifest.set_plan(plan);
     std::vector<std::optional<kernelbench::BenchProblemResult>> rows(folders.size());
     std::vector<size_t> todo;
     for (size_t i = 0; i < folders.size(); ++i) {
@@ -214,8 +174,7 @@ int run_bench(const BenchArgs& a) {
     std::vector<kernelbench::BenchProblemResult> done;
     for (auto& r : rows)
         if (r) done.push_back(*r);
-    write_table(settings.out_dir, done, fmt::format("kernelpro bench: {} ({} problems)", a.tasks_dir, done.size()),
-                fs::absolute(a.tasks_dir).filename().string());
+    write_bench_table(settings.out_dir, done, bench_table_title(a.tasks_dir, done.size()), plan.suite);
     std::cout << kernelbench::bench_table_markdown(done, "kernelpro bench") << "\n"
               << (settings.out_dir / "results.md").string() << "\n";
     if (done.size() < folders.size()) std::cout << "interrupted: run the same command again to resume\n";
@@ -227,7 +186,7 @@ int run_bench(const BenchArgs& a) {
 Handler register_bench(CLI::App& root) {
     auto* cmd = root.add_subcommand("bench", "Optimize every task of a folder and write the results table (markdown and JSON)");
     auto a = std::make_shared<BenchArgs>();
-    cmd->add_option("tasks_dir", a->tasks_dir, "Folder of task folders (an imported level, tasks/, your own)")->required()
+    cmd->add_option("tasks_dir", a->tasks_dir, "Folder of task folders (an imported level, tasks/, your own); required but for merge")
         ->check(CLI::ExistingDirectory);
     cmd->add_option("--tasks", a->tasks, "Only these task folders (comma-separated names)");
     cmd->add_option("--from-dir", a->from_dir, "Starting kernels: DIR/<task>.cu or DIR/<task>/*.cu")->check(CLI::ExistingDirectory);
@@ -251,7 +210,25 @@ Handler register_bench(CLI::App& root) {
     cmd->add_option("--trials", a->trials, "Correctness trials per evaluation")->capture_default_str()->check(CLI::Range(1, 100));
     cmd->add_option("--max-time", a->max_time, "Timing cap per evaluation, seconds")->capture_default_str();
     cmd->add_flag("-q,--quiet", a->quiet, "No line per problem");
-    return [a]() { return run_bench(*a); };
+    cmd->add_option("--shard", a->shard, "Run shard I of K of the problems (I from 0; folder j of the sorted list is in shard j mod K)");
+    auto* slurm = cmd->add_option_group("Slurm", "A job array, one shard per array task (docs/cluster.md)");
+    slurm->add_flag("--slurm", a->slurm, "Submit the bench as one Slurm job array (sbatch) instead of running it here");
+    auto& s = a->slurm_options;
+    slurm->add_option("--partition", s.partition, "Slurm partition");
+    slurm->add_option("--gpus-per-task", s.gpus_per_task, "GPUs per array task (0: ask for none)")->capture_default_str()
+        ->check(CLI::Range(0, 64));
+    slurm->add_option("--shards", s.shards, "Array tasks (default: one per problem)")->check(CLI::Range(1, 100000));
+    slurm->add_option("--time", s.time_minutes, "Time limit per array task, minutes (default: the partition's)")->check(CLI::Range(1, 1000000));
+    slurm->add_option("--sbatch-arg", s.sbatch_args, "One more #SBATCH line for the batch script, e.g. --sbatch-arg=--account=A (repeatable)")
+        ->allow_extra_args(false);
+    slurm->add_flag("--wait", s.wait, "Wait until the array ends (polls squeue), then merge the shards into OUT");
+    auto merge = register_bench_merge(*cmd);
+    auto* merge_cmd = cmd->get_subcommand("merge");
+    return [a, cmd, merge, merge_cmd]() {
+        if (merge_cmd->parsed()) return merge();
+        a->forwarded = given_options(*cmd, {"out", "slurm", "partition", "gpus-per-task", "shards", "time", "sbatch-arg", "wait", "shard"});
+        return run_bench(*a);
+    };
 }
 
 }  // namespace kp::cli
