@@ -90,10 +90,14 @@ TEST(CodeSearchRun, ToolCallsAreStoredWithTheirExchangesAndAReplayedRunReproduce
         EXPECT_EQ(calls[1]["result"].get<std::string>().find("TOP_SECRET"), std::string::npos);
     }
     EXPECT_GE(tool_turns, 2);
-    // The coder wrote CuTe-mode prompts and saw the results it asked for.
-    bool saw_result = false;
-    for (const auto& row : live) saw_result = saw_result || row.find("[tool result call_coder_") != std::string::npos;
+    // The task allows CUTLASS: the coder's prompt is the CuTe one, and it saw the results it asked for.
+    bool saw_result = false, cute_prompt = false;
+    for (const auto& row : live) {
+        saw_result = saw_result || row.find("[tool result call_coder_") != std::string::npos;
+        cute_prompt = cute_prompt || (row.rfind("coder\n", 0) == 0 && row.find("expert CUDA and CuTe programmer") != std::string::npos);
+    }
     EXPECT_TRUE(saw_result);
+    EXPECT_TRUE(cute_prompt);
 
     RunRecipe replayed = recipe_for({"llm"}, script);
     replayed.llm.replay = recording.string();
