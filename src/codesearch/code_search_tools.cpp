@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 
@@ -31,7 +33,8 @@ Result<std::optional<std::string>> string_argument(const nlohmann::json& args, c
 Result<std::optional<int>> int_argument(const nlohmann::json& args, const char* name) {
     if (!args.contains(name) || args[name].is_null()) return std::optional<int>{};
     if (!args[name].is_number_integer()) return make_error(std::string("argument \"") + name + "\" must be an integer");
-    return std::optional<int>(args[name].get<int>());
+    // Clamped so that line arithmetic on what a model wrote cannot overflow.
+    return std::optional<int>(static_cast<int>(std::clamp<std::int64_t>(args[name].get<std::int64_t>(), 0, 1 << 30)));
 }
 
 llm::ToolResult refused(const std::string& message) { return {"error: " + message, true}; }

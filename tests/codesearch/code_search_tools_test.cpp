@@ -102,6 +102,7 @@ TEST(CodeSearchTools, BadCallsAreErrorResultsWithAReason) {
         {{"6", "list_files", {{"path", "../"}}}, "outside the tree"},
         {{"7", "read_file", {{"path", "include/cute/layout.hpp"}, {"start_line", "ten"}}}, "must be an integer"},
         {{"8", "read_file", {{"path", 7}}}, "must be a string"},
+        {{"8b", "read_file", {{"path", "include/cute/layout.hpp"}, {"start_line", 9223372036854775807LL}}}, "past its end"},
         {{"9", "rm_rf", {{"path", "/"}}}, "no tool named 'rm_rf'"},
         {{"10", "search_code", nlohmann::json("{not json")}, "not a JSON object"},
     };
