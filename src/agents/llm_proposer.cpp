@@ -19,6 +19,7 @@ search::LlmExchange to_search_exchange(const llm::LlmExchange& e) {
     s.tokens_out = e.tokens_out;
     s.latency_seconds = e.latency_s;
     s.cost_usd = e.cost;
+    if (!e.tool_calls.empty()) s.tool_calls = dump_json(e.tool_calls);
     return s;
 }
 

@@ -2,9 +2,11 @@
 // run's LLM choice. A new run resolves the choice (spec, config file, environment) and records
 // the settings in its recipe; a resumed run rebuilds the client from the recorded settings, skips
 // the replies it already used (a script, a replay) and reads its key from the environment again.
+#include <algorithm>
 #include <filesystem>
 
 #include "agents/llm_proposer.h"
+#include "codesearch/code_search_tools.h"
 #include "llm/client_factory.h"
 #include "llm/llm_provider.h"
 #include "llm/recorded_settings.h"
@@ -43,6 +45,14 @@ Result<std::unique_ptr<search::Proposer>> make_llm_proposer(search::ProposerCont
     (*client)->skip_served(context.served_llm_purposes);
     llm::LlmAgentsOptions options;
     options.prompts_dir = config->prompts_dir;
+    options.max_tool_calls = config->max_tool_calls;
+    if (std::find(context.task_libraries.begin(), context.task_libraries.end(), "cutlass") != context.task_libraries.end())
+        options.coder_prompt = "coder_cute.md";
+    if (!context.code_search_tree.empty()) {
+        auto tools = codesearch::open_code_search_tools(context.code_search_tree);
+        if (!tools) return make_error("code search: " + tools.error().message);
+        options.tools = std::move(*tools);
+    }
     auto agents = llm::LlmAgents::create(*client, options);
     if (!agents) return agents.error();
     return std::unique_ptr<search::Proposer>(std::make_unique<LlmProposer>(

@@ -29,5 +29,6 @@ Handler register_import(CLI::App& root);
 Handler register_kernelbench(CLI::App& root);
 Handler register_bench(CLI::App& root);
 Handler register_autoprofile(CLI::App& root);
+Handler register_codesearch(CLI::App& root);
 
 }  // namespace kp::cli

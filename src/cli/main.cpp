@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
     add(kp::cli::register_kernelbench(app));
     add(kp::cli::register_bench(app));
     add(kp::cli::register_autoprofile(app));
+    add(kp::cli::register_codesearch(app));
     if (auto code = handle_missing_or_unknown_command(app, argc, argv)) return *code;
     try {
         app.parse(argc, argv);

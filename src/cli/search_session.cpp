@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -91,6 +94,28 @@ bool reverify_best(optimize::GpuEvaluator& evaluator, const std::filesystem::pat
     return check->passed();
 }
 
+bool allows_cutlass(const TaskSpec& task) {
+    return std::find(task.libraries.begin(), task.libraries.end(), "cutlass") != task.libraries.end();
+}
+
+// The tree the writer's code-search tools read: the CUTLASS install a CUTLASS task builds
+// against, named by $KERNELPRO_CUTLASS_DIR (a folder holding include/cutlass, or the wheel's
+// cutlass_library folder holding source/include/cutlass). "" when the task does not allow CUTLASS
+// or no tree is found (the CuTe coder then writes without the tools, and says so).
+std::string code_search_tree_for(const TaskSpec& task) {
+    if (!allows_cutlass(task)) return "";
+    const char* variable = std::getenv("KERNELPRO_CUTLASS_DIR");
+    std::error_code ec;
+    std::filesystem::path root = variable && *variable ? std::filesystem::path(variable) : std::filesystem::path();
+    if (!root.empty() && std::filesystem::is_directory(root / "source" / "include" / "cutlass", ec)) root /= "source";
+    if (root.empty() || !std::filesystem::is_directory(root / "include" / "cutlass", ec)) {
+        std::cerr << "note: the task allows CUTLASS but no CUTLASS tree was found (KERNELPRO_CUTLASS_DIR): the CuTe "
+                     "coder writes without code search\n";
+        return "";
+    }
+    return std::filesystem::absolute(root).string();
+}
+
 }  // namespace
 
 std::string describe_task_for_agents(const TaskSpec& task) {
@@ -115,6 +140,9 @@ search::ProposerContext proposer_context(const SearchSession& session) {
     context.task_description = describe_task_for_agents(session.task);
     context.llm = session.recipe.llm;
     context.environment = llm::read_llm_environment();
+    context.task_libraries = session.task.libraries;
+    if (std::find(session.recipe.proposers.begin(), session.recipe.proposers.end(), "llm") != session.recipe.proposers.end())
+        context.code_search_tree = code_search_tree_for(session.task);
     return context;
 }
 

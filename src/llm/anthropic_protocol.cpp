@@ -11,6 +11,31 @@ namespace {
 
 constexpr const char* kAnthropicVersion = "2023-06-01";
 
+// A message's content as a list of blocks (a plain string becomes one text block).
+nlohmann::json as_blocks(const nlohmann::json& content) {
+    if (content.is_array()) return content;
+    return nlohmann::json::array({{{"type", "text"}, {"text", content.get<std::string>()}}});
+}
+
+// An assistant turn that called tools carries its text and one tool_use block per call; a tool
+// result is a user turn's tool_result block.
+nlohmann::json message_to_wire(const ChatMessage& m) {
+    if (m.role == "tool") {
+        nlohmann::json block{{"type", "tool_result"}, {"tool_use_id", m.tool_call_id}, {"content", m.content}};
+        if (m.is_error) block["is_error"] = true;
+        return {{"role", "user"}, {"content", nlohmann::json::array({block})}};
+    }
+    if (m.tool_calls.empty()) return {{"role", m.role}, {"content", m.content}};
+    nlohmann::json blocks = nlohmann::json::array();
+    if (!m.content.empty()) blocks.push_back({{"type", "text"}, {"text", m.content}});
+    for (const auto& call : m.tool_calls)
+        blocks.push_back({{"type", "tool_use"},
+                          {"id", call.id},
+                          {"name", call.name},
+                          {"input", call.arguments.is_object() ? call.arguments : nlohmann::json::object()}});
+    return {{"role", m.role}, {"content", blocks}};
+}
+
 class AnthropicProtocol final : public ChatProtocol {
 public:
     std::string default_base_url() const override { return "https://api.anthropic.com"; }
@@ -35,18 +60,33 @@ public:
                 system += (system.empty() ? "" : "\n\n") + m.content;
                 continue;
             }
-            // Two user turns in a row are merged: the API wants strict alternation.
-            if (!messages.empty() && messages.back()["role"] == m.role) {
-                messages.back()["content"] = messages.back()["content"].get<std::string>() + "\n\n" + m.content;
+            nlohmann::json wire = message_to_wire(m);
+            // Two user turns in a row are merged (tool results and a note after them are one user
+            // turn): the API wants strict alternation.
+            if (!messages.empty() && messages.back()["role"] == wire["role"]) {
+                auto& previous = messages.back()["content"];
+                if (previous.is_string() && wire["content"].is_string())
+                    previous = previous.get<std::string>() + "\n\n" + wire["content"].get<std::string>();
+                else {
+                    previous = as_blocks(previous);
+                    for (auto& block : as_blocks(wire["content"])) previous.push_back(std::move(block));
+                }
                 continue;
             }
-            messages.push_back(to_json(m));
+            messages.push_back(std::move(wire));
         }
         // max_tokens is required by this API.
         nlohmann::json body{{"model", settings.model},
                             {"max_tokens", settings.max_tokens > 0 ? settings.max_tokens : 8192},
                             {"messages", messages}};
         if (!system.empty()) body["system"] = system;
+        if (!request.tools.empty()) {
+            nlohmann::json tools = nlohmann::json::array();
+            for (const auto& tool : request.tools)
+                tools.push_back({{"name", tool.name}, {"description", tool.description}, {"input_schema", tool.parameters}});
+            body["tools"] = tools;
+            if (!request.allow_tool_calls) body["tool_choice"] = {{"type", "none"}};
+        }
         if (settings.temperature >= 0) body["temperature"] = settings.temperature;
         return body;
     }
@@ -57,11 +97,16 @@ public:
         if (!body.contains("content") || !body["content"].is_array())
             return make_error("reply JSON has no content array");
         ParsedReply reply;
-        for (const auto& block : body["content"])
-            if (block.is_object() && block.value("type", "") == "text" && block.contains("text") &&
-                block["text"].is_string())
+        for (const auto& block : body["content"]) {
+            if (!block.is_object()) continue;
+            const std::string type = block.value("type", "");
+            if (type == "text" && block.contains("text") && block["text"].is_string())
                 reply.text += block["text"].get<std::string>();
-        if (reply.text.empty()) return make_error("reply JSON has no text content block");
+            else if (type == "tool_use")
+                reply.tool_calls.push_back({block.value("id", ""), block.value("name", ""),
+                                            block.value("input", nlohmann::json::object())});
+        }
+        if (reply.text.empty() && reply.tool_calls.empty()) return make_error("reply JSON has no text content block");
         if (body.contains("stop_reason") && body["stop_reason"].is_string())
             reply.finish_reason = body["stop_reason"].get<std::string>();
         if (body.contains("model") && body["model"].is_string()) reply.model = body["model"].get<std::string>();

@@ -5,26 +5,40 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "llm/tool_calls.h"
 
 namespace kp::llm {
 
 struct ChatMessage {
-    std::string role;  // "system", "user" or "assistant"
+    ChatMessage() = default;
+    ChatMessage(std::string role_, std::string content_) : role(std::move(role_)), content(std::move(content_)) {}
+
+    std::string role;  // "system", "user", "assistant", or "tool" (the result of one tool call)
     std::string content;
+    std::vector<ToolCall> tool_calls;  // assistant: the calls this turn made (content may be empty)
+    std::string tool_call_id;          // tool: the call this result answers
+    bool is_error = false;             // tool: the call was refused or failed
 
     bool operator==(const ChatMessage&) const = default;
 };
 
 struct ChatRequest {
+    ChatRequest() = default;
+    ChatRequest(std::vector<ChatMessage> messages_, int max_tokens_ = 0, double temperature_ = -1.0, std::string purpose_ = {})
+        : messages(std::move(messages_)), max_tokens(max_tokens_), temperature(temperature_), purpose(std::move(purpose_)) {}
+
     std::vector<ChatMessage> messages;
     int max_tokens = 0;          // 0: the client's configured default
     double temperature = -1.0;   // negative: the client's configured default
     std::string purpose;         // who asks ("coder", ...); recorded, never sent
+    std::vector<ToolDefinition> tools;  // offered to the model; empty: no function calling
+    bool allow_tool_calls = true;       // false: tools stay declared but the model must answer in text
 };
 
 struct Usage {
@@ -37,8 +51,9 @@ struct Usage {
 };
 
 struct ChatReply {
-    std::string text;
-    std::string finish_reason;  // provider's word: "stop", "length", "end_turn", "max_tokens", ...
+    std::string text;           // may be empty when the reply is only tool calls
+    std::vector<ToolCall> tool_calls;
+    std::string finish_reason;  // provider's word: "stop", "length", "end_turn", "max_tokens", "tool_calls", ...
     std::string model;          // the model that answered, as the server names it
     Usage usage;
     int attempts = 1;           // HTTP attempts this reply took

@@ -22,7 +22,8 @@ struct RequestSettings {
 };
 
 struct ParsedReply {
-    std::string text;
+    std::string text;                  // may be empty when there are tool calls
+    std::vector<ToolCall> tool_calls;
     std::string finish_reason;
     std::string model;
     std::optional<std::int64_t> tokens_in;   // absent when the server reported no usage

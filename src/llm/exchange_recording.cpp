@@ -11,7 +11,9 @@ namespace kp::llm {
 
 namespace {
 
-constexpr int kFormatVersion = 1;
+// Version 2 added tool calls (a reply's "tool_calls", tool messages in "messages"); a version 1
+// recording is a version 2 one without them.
+constexpr int kFormatVersion = 2;
 
 std::string utc_now_iso8601() {
     const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -35,14 +37,15 @@ nlohmann::json to_json(const ExchangeRecord& r) {
                      {"purpose", r.purpose},    {"messages", messages}, {"request", r.request},
                      {"reply", r.reply},        {"text", r.text},       {"finish_reason", r.finish_reason},
                      {"model", r.model},        {"usage", to_json(r.usage)}, {"attempts", r.attempts}};
+    if (!r.tool_calls.empty()) j["tool_calls"] = tool_calls_to_json(r.tool_calls);
     j["error"] = r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr);
     return j;
 }
 
 Result<ExchangeRecord> exchange_record_from_json(const nlohmann::json& j) {
     if (!j.is_object()) return make_error("a record must be a JSON object");
-    if (j.value("v", 0) != kFormatVersion)
-        return make_error(fmt::format("unsupported record version (expected \"v\": {})", kFormatVersion));
+    if (const int version = j.value("v", 0); version < 1 || version > kFormatVersion)
+        return make_error(fmt::format("unsupported record version (expected \"v\": 1 to {})", kFormatVersion));
     if (!j.contains("messages") || !j["messages"].is_array()) return make_error("record has no \"messages\" array");
     ExchangeRecord r;
     for (const auto& m : j["messages"]) {
@@ -56,12 +59,18 @@ Result<ExchangeRecord> exchange_record_from_json(const nlohmann::json& j) {
     r.request = j.value("request", nlohmann::json(nullptr));
     r.reply = j.value("reply", nlohmann::json(nullptr));
     r.text = string_field(j, "text");
+    if (j.contains("tool_calls")) {
+        auto calls = tool_calls_from_json(j["tool_calls"]);
+        if (!calls) return calls.error();
+        r.tool_calls = std::move(*calls);
+    }
     r.finish_reason = string_field(j, "finish_reason");
     r.model = string_field(j, "model");
     r.usage = usage_from_json(j.value("usage", nlohmann::json::object()));
     r.attempts = j.value("attempts", 1);
     if (j.contains("error") && j["error"].is_string()) r.error = j["error"].get<std::string>();
-    if (!r.error && r.text.empty()) return make_error("record has neither \"text\" nor \"error\"");
+    if (!r.error && r.text.empty() && r.tool_calls.empty())
+        return make_error("record has neither \"text\", \"tool_calls\" nor \"error\"");
     return r;
 }
 
@@ -76,6 +85,7 @@ ExchangeRecord make_exchange_record(const std::string& client, const ChatRequest
         r.request = reply->raw_request;
         r.reply = reply->raw_reply;
         r.text = reply->text;
+        r.tool_calls = reply->tool_calls;
         r.finish_reason = reply->finish_reason;
         r.model = reply->model;
         r.usage = reply->usage;

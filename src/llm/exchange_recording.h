@@ -25,6 +25,7 @@ struct ExchangeRecord {
     nlohmann::json request;             // raw request body (null for errors before sending)
     nlohmann::json reply;               // raw reply body (null on error)
     std::string text;
+    std::vector<ToolCall> tool_calls;   // the reply's; replay hands them back for kernelpro to run again
     std::string finish_reason;
     std::string model;
     Usage usage;

@@ -94,13 +94,16 @@ Result<ChatReply> HttpChatClient::post_with_retries(const ChatRequest& request, 
             if (!parsed) return parsed.error();
             ChatReply reply;
             reply.text = std::move(parsed->text);
+            reply.tool_calls = std::move(parsed->tool_calls);
             reply.finish_reason = std::move(parsed->finish_reason);
             reply.model = parsed->model.empty() ? config_.spec.model : parsed->model;
             std::size_t prompt_chars = 0;
             for (const auto& m : request.messages) prompt_chars += m.content.size();
             reply.usage.estimated = !parsed->tokens_in || !parsed->tokens_out;
             reply.usage.tokens_in = parsed->tokens_in.value_or(estimate_tokens(prompt_chars));
-            reply.usage.tokens_out = parsed->tokens_out.value_or(estimate_tokens(reply.text.size()));
+            std::size_t reply_chars = reply.text.size();
+            for (const auto& call : reply.tool_calls) reply_chars += call.name.size() + call.arguments.dump().size();
+            reply.usage.tokens_out = parsed->tokens_out.value_or(estimate_tokens(reply_chars));
             reply.raw_request = body;
             reply.raw_reply = json;
             return reply;

@@ -4,6 +4,7 @@
 
 #include "common/files.h"
 #include "common/resource_locator.h"
+#include "common/utf8.h"
 
 namespace kp::llm {
 
@@ -41,9 +42,16 @@ std::string bulleted(const std::vector<std::string>& items) {
     return or_none(out);
 }
 
+// Tool calls and results are written out too, so the stored prompt shows what the model read.
 std::string conversation_text(const std::vector<ChatMessage>& messages) {
     std::string out;
-    for (const auto& m : messages) out += (out.empty() ? "" : "\n") + ("[" + m.role + "]\n") + m.content;
+    for (const auto& m : messages) {
+        const std::string header = m.role == "tool" ? "[tool result " + m.tool_call_id + (m.is_error ? ", error]" : "]")
+                                                    : "[" + m.role + "]";
+        out += (out.empty() ? "" : "\n") + header + "\n" + m.content;
+        for (const auto& call : m.tool_calls)
+            out += (m.content.empty() ? "" : "\n") + ("[tool call " + call.id + "] " + call.name + " " + dump_json(call.arguments));
+    }
     return out;
 }
 
@@ -107,7 +115,7 @@ Result<LlmAgents> LlmAgents::create(std::shared_ptr<ChatClient> client, LlmAgent
     const fs::path& dir = *prompts;
     auto analyst = load_checked(dir, "analyst.md", kAnalystPlaceholders);
     if (!analyst) return analyst.error();
-    auto coder = load_checked(dir, "coder.md", kCoderPlaceholders);
+    auto coder = load_checked(dir, options.coder_prompt, kCoderPlaceholders);
     if (!coder) return coder.error();
     auto fixer = load_checked(dir, "fixer.md", kFixerPlaceholders);
     if (!fixer) return fixer.error();
@@ -128,16 +136,22 @@ Result<LlmAgents> LlmAgents::create(std::shared_ptr<ChatClient> client, LlmAgent
 }
 
 template <typename T>
-Result<T> LlmAgents::ask(const std::string& role, std::vector<ChatMessage> messages, int max_tokens,
+Result<T> LlmAgents::ask(const std::string& role, std::vector<ChatMessage> messages, int max_tokens, bool offer_tools,
                          const std::function<Result<T>(const ChatReply&)>& interpret) const {
+    const bool tools = offer_tools && options_.tools != nullptr;
+    int tool_calls_left = tools ? std::max(options_.max_tool_calls, 0) : 0;
     std::string last_problem;
     const int attempts = 1 + std::max(options_.malformed_reply_retries, 0);
-    for (int attempt = 1; attempt <= attempts; ++attempt) {
+    for (int attempt = 1; attempt <= attempts;) {
         if (options_.spend) {
             if (auto over = exceeded_limit(options_.spend->snapshot(), options_.limit))
                 return make_error(role + ": not asking: " + *over);
         }
         ChatRequest request{messages, max_tokens, -1.0, role};
+        if (tools) {
+            request.tools = options_.tools->definitions();
+            request.allow_tool_calls = tool_calls_left > 0;  // spent: the model must answer with the code
+        }
         auto reply = client_->complete(request);
         LlmExchange exchange;
         exchange.role = role;
@@ -155,7 +169,45 @@ Result<T> LlmAgents::ask(const std::string& role, std::vector<ChatMessage> messa
         exchange.latency_s = reply->usage.latency_s;
         exchange.cost = reply->usage.cost;
         exchange.model = reply->model;
-        auto value = interpret(*reply);
+
+        Result<T> value = make_error("no reply");
+        bool answered_in_history = false;
+        if (tools && !reply->tool_calls.empty()) {
+            // Each call gets its result (or its refusal) in the history: both APIs want an answer
+            // to every call before the conversation goes on.
+            ChatMessage turn{"assistant", reply->text};
+            turn.tool_calls = reply->tool_calls;
+            messages.push_back(std::move(turn));
+            for (const auto& call : reply->tool_calls) {
+                const bool run = tool_calls_left > 0;
+                ToolResult result = run ? options_.tools->run(call)
+                                        : ToolResult{fmt::format("error: not run: this proposal's {} tool calls are spent; "
+                                                                 "reply with the complete kernel now",
+                                                                 options_.max_tool_calls),
+                                                     true};
+                if (run) --tool_calls_left;
+                ChatMessage answer{"tool", result.text};
+                answer.tool_call_id = call.id;
+                answer.is_error = result.is_error;
+                messages.push_back(std::move(answer));
+                exchange.tool_calls.push_back({{"id", call.id},
+                                               {"name", call.name},
+                                               {"arguments", call.arguments},
+                                               {"result", result.text},
+                                               {"is_error", result.is_error},
+                                               {"ran", run}});
+            }
+            answered_in_history = true;
+            if (request.allow_tool_calls) {  // the model is still looking: not an attempt at the code
+                exchange.ok = true;
+                if (options_.on_exchange) options_.on_exchange(exchange);
+                continue;
+            }
+            value = make_error(fmt::format("the reply called tools again after this proposal's {} tool calls were spent",
+                                           options_.max_tool_calls));
+        } else {
+            value = interpret(*reply);
+        }
         exchange.ok = value.ok();
         if (!value) exchange.error = value.error().message;
         if (options_.on_exchange) options_.on_exchange(exchange);
@@ -164,8 +216,9 @@ Result<T> LlmAgents::ask(const std::string& role, std::vector<ChatMessage> messa
         last_problem = value.error().message;
         auto note = malformed_.render({{"problem", last_problem}});
         if (!note) return note.error();
-        messages.push_back({"assistant", reply->text});
+        if (!answered_in_history) messages.push_back({"assistant", reply->text});
         for (auto& m : *note) messages.push_back(std::move(m));
+        ++attempt;
     }
     return make_error(fmt::format("{}: {} unusable repl{}; the last: {}", role, attempts, attempts == 1 ? "y" : "ies",
                                   last_problem));
@@ -179,7 +232,7 @@ Result<AnalystPlan> LlmAgents::analyst(const AnalystInput& input) const {
                                      {"source", or_none(input.source)},
                                      {"history", or_none(input.history)}});
     if (!messages) return messages.error();
-    return ask<AnalystPlan>("analyst", std::move(*messages), options_.analyst_max_tokens,
+    return ask<AnalystPlan>("analyst", std::move(*messages), options_.analyst_max_tokens, false,
                             [](const ChatReply& reply) { return parse_analyst_reply(reply.text); });
 }
 
@@ -191,7 +244,7 @@ Result<CandidateCode> LlmAgents::coder(const CoderInput& input) const {
                                    {"lessons", bulleted(input.lessons)},
                                    {"source", or_none(input.source)}});
     if (!messages) return messages.error();
-    return ask<CandidateCode>("coder", std::move(*messages), options_.coder_max_tokens, [](const ChatReply& reply) {
+    return ask<CandidateCode>("coder", std::move(*messages), options_.coder_max_tokens, true, [](const ChatReply& reply) {
         return parse_code_reply(reply.text, reply.hit_token_limit());
     });
 }
@@ -203,7 +256,7 @@ Result<CandidateCode> LlmAgents::fixer(const FixerInput& input) const {
                                    {"diagnostics", or_none(trim_diagnostics(input.diagnostics, options_.diagnostics))},
                                    {"source", or_none(input.source)}});
     if (!messages) return messages.error();
-    return ask<CandidateCode>("fixer", std::move(*messages), options_.coder_max_tokens, [](const ChatReply& reply) {
+    return ask<CandidateCode>("fixer", std::move(*messages), options_.coder_max_tokens, true, [](const ChatReply& reply) {
         return parse_code_reply(reply.text, reply.hit_token_limit());
     });
 }
@@ -216,7 +269,7 @@ Result<CandidateCode> LlmAgents::writer(const WriterInput& input) const {
                                      {"tensors", or_none(input.tensors)},
                                      {"roofline", or_none(input.roofline)}});
     if (!messages) return messages.error();
-    return ask<CandidateCode>("writer", std::move(*messages), options_.coder_max_tokens, [](const ChatReply& reply) {
+    return ask<CandidateCode>("writer", std::move(*messages), options_.coder_max_tokens, true, [](const ChatReply& reply) {
         return parse_code_reply(reply.text, reply.hit_token_limit());
     });
 }

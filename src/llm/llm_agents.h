@@ -35,6 +35,10 @@ struct LlmExchange {
     std::string error;       // why not, when !ok
     std::string model;
     int attempt = 1;         // 1 for the first ask, 2 after one malformed reply, ...
+    // The reply's tool calls, each with what kernelpro answered: [{"id", "name", "arguments",
+    // "result", "is_error", "ran"}] ("ran" false: refused, the proposal's bound was spent). Empty
+    // array when the reply called no tool.
+    nlohmann::json tool_calls = nlohmann::json::array();
 };
 using ExchangeSink = std::function<void(const LlmExchange&)>;
 
@@ -96,6 +100,11 @@ struct LlmAgentsOptions {
     std::shared_ptr<SpendTracker> spend; // read for `limit` before each request; may be null
     SpendLimit limit;
     ExchangeSink on_exchange;            // may be empty
+    // Function calling: offered to the coder and the fixer, which may call them (search the
+    // CUTLASS/CuTe tree, ...) before writing the code. Null: no tools.
+    std::shared_ptr<ToolBox> tools;
+    int max_tool_calls = 12;             // per proposal: one coder or fixer call, its retries included
+    std::string coder_prompt = "coder.md";  // the coder's template in prompts/ (coder_cute.md for CuTe)
 };
 
 class LlmAgents {
@@ -116,8 +125,10 @@ private:
     LlmAgents(std::shared_ptr<ChatClient> client, LlmAgentsOptions options, PromptTemplate analyst,
               PromptTemplate coder, PromptTemplate fixer, PromptTemplate malformed, std::string abi);
 
+    // Asks until `interpret` accepts a reply (malformed replies asked again); with `offer_tools`,
+    // runs the tool calls of each reply and sends their results back, within max_tool_calls.
     template <typename T>
-    Result<T> ask(const std::string& role, std::vector<ChatMessage> messages, int max_tokens,
+    Result<T> ask(const std::string& role, std::vector<ChatMessage> messages, int max_tokens, bool offer_tools,
                   const std::function<Result<T>(const ChatReply&)>& interpret) const;
 
     std::shared_ptr<ChatClient> client_;

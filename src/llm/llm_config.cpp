@@ -92,6 +92,10 @@ Status apply_key(LlmConfig& config, const std::string& key, const toml::node& no
         auto i = want_integer(1);
         if (!i) return i.error();
         config.max_tokens = static_cast<int>(*i);
+    } else if (key == "max_tool_calls") {
+        auto i = want_integer(0);
+        if (!i) return i.error();
+        config.max_tool_calls = static_cast<int>(*i);
     } else if (key == "temperature") {
         auto d = node.value<double>();
         if (!d || !std::isfinite(*d)) return make_error(where + ": temperature must be a number");
@@ -107,8 +111,8 @@ Status apply_key(LlmConfig& config, const std::string& key, const toml::node& no
     } else {
         return make_error(where + ": unknown key '" + key +
                           "' (known: model, base_url, api_key_env, timeout_s, max_retries, initial_backoff_s, "
-                          "max_backoff_s, max_retry_after_s, max_tokens, temperature, prices, record, replay, "
-                          "prompts_dir)");
+                          "max_backoff_s, max_retry_after_s, max_tokens, max_tool_calls, temperature, prices, record, "
+                          "replay, prompts_dir)");
     }
     return {};
 }

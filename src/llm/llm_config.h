@@ -23,6 +23,7 @@ struct LlmConfig {
     std::chrono::milliseconds timeout{180000};  // per HTTP attempt
     RetryPolicy retry;
     int max_tokens = 8192;
+    int max_tool_calls = 12;                 // code-search tool calls per proposal (llm_agents.h)
     double temperature = 0.2;                // negative: leave it to the server
     std::filesystem::path price_file;        // empty: built-in prices only
     std::filesystem::path record_path;       // non-empty: append every exchange here (JSONL)

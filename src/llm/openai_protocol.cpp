@@ -26,6 +26,42 @@ std::optional<std::string> content_text(const nlohmann::json& content) {
     return text;
 }
 
+// Arguments travel as a JSON-encoded string; text that is not JSON is kept as the string it was.
+nlohmann::json arguments_from_wire(const nlohmann::json& arguments) {
+    if (!arguments.is_string()) return arguments.is_null() ? nlohmann::json::object() : arguments;
+    auto parsed = nlohmann::json::parse(arguments.get<std::string>(), nullptr, /*allow_exceptions=*/false);
+    return parsed.is_discarded() ? arguments : parsed;
+}
+
+nlohmann::json message_to_wire(const ChatMessage& m) {
+    if (m.role == "tool") return {{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.content}};
+    if (m.tool_calls.empty()) return {{"role", m.role}, {"content", m.content}};
+    nlohmann::json calls = nlohmann::json::array();
+    for (const auto& call : m.tool_calls)
+        calls.push_back({{"id", call.id},
+                         {"type", "function"},
+                         {"function",
+                          {{"name", call.name},
+                           {"arguments", call.arguments.is_string() ? call.arguments.get<std::string>() : call.arguments.dump()}}}});
+    return {{"role", m.role}, {"content", m.content.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.content)},
+            {"tool_calls", calls}};
+}
+
+std::vector<ToolCall> tool_calls_from_wire(const nlohmann::json& message) {
+    std::vector<ToolCall> calls;
+    if (!message.contains("tool_calls") || !message["tool_calls"].is_array()) return calls;
+    for (const auto& item : message["tool_calls"]) {
+        if (!item.is_object() || !item.contains("function") || !item["function"].is_object()) continue;
+        const auto& function = item["function"];
+        ToolCall call;
+        call.id = item.value("id", "");
+        call.name = function.value("name", "");
+        call.arguments = arguments_from_wire(function.value("arguments", nlohmann::json()));
+        calls.push_back(std::move(call));
+    }
+    return calls;
+}
+
 class OpenAiProtocol final : public ChatProtocol {
 public:
     std::string default_base_url() const override { return "https://api.openai.com/v1"; }
@@ -40,8 +76,16 @@ public:
 
     nlohmann::json build_request(const ChatRequest& request, const RequestSettings& settings) const override {
         nlohmann::json messages = nlohmann::json::array();
-        for (const auto& m : request.messages) messages.push_back(to_json(m));
+        for (const auto& m : request.messages) messages.push_back(message_to_wire(m));
         nlohmann::json body{{"model", settings.model}, {"messages", messages}};
+        if (!request.tools.empty()) {
+            nlohmann::json tools = nlohmann::json::array();
+            for (const auto& tool : request.tools)
+                tools.push_back({{"type", "function"},
+                                 {"function", {{"name", tool.name}, {"description", tool.description}, {"parameters", tool.parameters}}}});
+            body["tools"] = tools;
+            if (!request.allow_tool_calls) body["tool_choice"] = "none";
+        }
         const bool reasoning = is_openai_reasoning_model(settings.model);
         if (settings.max_tokens > 0) body[reasoning ? "max_completion_tokens" : "max_tokens"] = settings.max_tokens;
         if (settings.temperature >= 0 && !reasoning) body["temperature"] = settings.temperature;
@@ -57,13 +101,14 @@ public:
             return make_error("reply JSON: choices[0] has no message");
         const auto& message = choice["message"];
         ParsedReply reply;
+        reply.tool_calls = tool_calls_from_wire(message);
         auto text = message.contains("content") ? content_text(message["content"]) : std::nullopt;
-        if (!text || text->empty()) {
+        if ((!text || text->empty()) && reply.tool_calls.empty()) {
             if (message.contains("refusal") && message["refusal"].is_string())
                 return make_error("the model refused: " + message["refusal"].get<std::string>());
             return make_error("reply JSON: choices[0].message has no text content");
         }
-        reply.text = std::move(*text);
+        if (text) reply.text = std::move(*text);
         if (choice.contains("finish_reason") && choice["finish_reason"].is_string())
             reply.finish_reason = choice["finish_reason"].get<std::string>();
         if (body.contains("model") && body["model"].is_string()) reply.model = body["model"].get<std::string>();

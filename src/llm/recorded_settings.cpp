@@ -25,6 +25,7 @@ nlohmann::json recorded_settings(const LlmConfig& config) {
         {"max_backoff_s", seconds(config.retry.max_backoff)},
         {"max_retry_after_s", seconds(config.retry.max_retry_after)},
         {"max_tokens", config.max_tokens},
+        {"max_tool_calls", config.max_tool_calls},
         {"temperature", config.temperature},
         {"prices", config.price_file.string()},
         {"record", config.record_path.string()},
@@ -48,6 +49,7 @@ Result<LlmConfig> config_from_recorded(const nlohmann::json& settings, const Env
         config.retry.max_backoff = milliseconds(settings.value("max_backoff_s", seconds(config.retry.max_backoff)));
         config.retry.max_retry_after = milliseconds(settings.value("max_retry_after_s", seconds(config.retry.max_retry_after)));
         config.max_tokens = settings.value("max_tokens", config.max_tokens);
+        config.max_tool_calls = settings.value("max_tool_calls", config.max_tool_calls);
         config.temperature = settings.value("temperature", config.temperature);
         config.price_file = settings.value("prices", "");
         config.record_path = settings.value("record", "");

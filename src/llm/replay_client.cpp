@@ -33,6 +33,13 @@ std::optional<std::string> describe_message_mismatch(const std::vector<ChatMessa
             return fmt::format("message {} ({}) differs at character {}: recorded \"{}\", asked \"{}\"", i + 1, r.role,
                                at + 1, excerpt(r.content, at), excerpt(a.content, at));
         }
+        // A tool call or result that differs means the tools or the tree changed since recording.
+        if (r.tool_calls != a.tool_calls)
+            return fmt::format("message {} ({}) makes other tool calls: recorded {}, asked {}", i + 1, r.role,
+                               tool_calls_to_json(r.tool_calls).dump(), tool_calls_to_json(a.tool_calls).dump());
+        if (r.tool_call_id != a.tool_call_id || r.is_error != a.is_error)
+            return fmt::format("message {} ({}) answers tool call '{}'{}, recorded '{}'{}", i + 1, r.role, a.tool_call_id,
+                               a.is_error ? " as an error" : "", r.tool_call_id, r.is_error ? " as an error" : "");
     }
     if (recorded.size() != asked.size())
         return fmt::format("{} messages asked, {} recorded", asked.size(), recorded.size());
@@ -85,6 +92,7 @@ Result<ChatReply> ReplayClient::complete(const ChatRequest& request) {
     }
     ChatReply reply;
     reply.text = record.text;
+    reply.tool_calls = record.tool_calls;
     reply.finish_reason = record.finish_reason;
     reply.model = record.model;
     reply.usage = record.usage;

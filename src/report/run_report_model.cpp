@@ -94,12 +94,20 @@ json node_json(store::RunStore& store, const NodeInputs& in, json& roofline_mode
     return j;
 }
 
+// The reply's code-search calls with their results ([] for none, or for a column that does not parse).
+json tool_calls_json(const std::string& stored) {
+    json calls = stored.empty() ? json::array() : json::parse(stored, nullptr, /*allow_exceptions=*/false);
+    return calls.is_array() ? calls : json::array();
+}
+
 json llm_json(const std::vector<store::LlmExchangeRecord>& exchanges) {
     json list = json::array();
     for (const auto& x : exchanges)
         list.push_back({{"node", x.node_id ? json(*x.node_id) : json(nullptr)}, {"agent", x.agent}, {"model", x.model},
                         {"prompt", x.prompt}, {"reply", x.reply}, {"tokens_in", x.tokens_in}, {"tokens_out", x.tokens_out},
-                        {"latency_s", x.latency_seconds}, {"cost_usd", x.cost_usd}});
+                        {"latency_s", x.latency_seconds}, {"cost_usd", x.cost_usd},
+                        // The reply's code-search calls with their results ([] for none).
+                        {"tool_calls", tool_calls_json(x.tool_calls)}});
     return list;
 }
 

@@ -34,6 +34,7 @@ struct LlmExchange {
     std::int64_t tokens_out = 0;
     double latency_seconds = 0.0;
     double cost_usd = 0.0;
+    std::string tool_calls;  // JSON: the reply's tool calls with their results (llm_agents.h); "" none
 };
 
 struct ProposalBatch {

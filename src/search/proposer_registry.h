@@ -26,6 +26,9 @@ struct ProposerContext {
     LlmChoice llm;                 // the run's LLM; a proposer that resolves it fills llm.settings
     std::map<std::string, std::string> environment;  // the process environment, captured once (API keys)
     std::vector<std::string> served_llm_purposes;    // resume: purposes of the LLM exchanges the run kept
+    std::vector<std::string> task_libraries;         // [build] libraries: "cutlass" picks the CuTe coder
+    // The source tree the writer's code-search tools read (the CUTLASS/CuTe install); "" no tools.
+    std::string code_search_tree;
 };
 
 struct ProposerPlugin {

@@ -84,7 +84,8 @@ Status SearchDriver::ask_proposer(std::int64_t node_id, bool parameter_moves_wan
     std::vector<store::LlmExchangeRecord> exchanges;
     for (const auto& exchange : batch->exchanges)
         exchanges.push_back({run_id_, node_id, exchange.agent, exchange.model, exchange.prompt, exchange.reply,
-                             exchange.tokens_in, exchange.tokens_out, exchange.latency_seconds, exchange.cost_usd});
+                             exchange.tokens_in, exchange.tokens_out, exchange.latency_seconds, exchange.cost_usd,
+                             exchange.tool_calls});
     const int calls = node.proposer_calls + 1;
     // An empty answer closes the kinds that were asked for, and only those: a proposer asked for
     // parameter moves alone may still have rewrites.

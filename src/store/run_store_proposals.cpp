@@ -78,11 +78,11 @@ Result<std::vector<ProposalRecord>> RunStore::load_proposals(std::int64_t run_id
 Status RunStore::insert_llm_exchange(const LlmExchangeRecord& exchange) {
     auto insert = database_.prepare(
         "INSERT INTO llm_exchanges (run_id, node_id, agent, model, prompt, reply, tokens_in, tokens_out,"
-        " latency_seconds, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        " latency_seconds, cost_usd, tool_calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!insert) return insert.error();
     insert->bind(1, exchange.run_id).bind(2, exchange.node_id).bind(3, exchange.agent).bind(4, exchange.model);
     insert->bind(5, exchange.prompt).bind(6, exchange.reply).bind(7, exchange.tokens_in).bind(8, exchange.tokens_out);
-    insert->bind(9, exchange.latency_seconds).bind(10, exchange.cost_usd);
+    insert->bind(9, exchange.latency_seconds).bind(10, exchange.cost_usd).bind(11, exchange.tool_calls);
     return insert->run();
 }
 
@@ -90,8 +90,8 @@ Status RunStore::record_llm_exchange(const LlmExchangeRecord& exchange) { return
 
 Result<std::vector<LlmExchangeRecord>> RunStore::load_llm_exchanges(std::int64_t run_id) {
     auto query = database_.prepare(
-        "SELECT run_id, node_id, agent, model, prompt, reply, tokens_in, tokens_out, latency_seconds, cost_usd"
-        " FROM llm_exchanges WHERE run_id = ? ORDER BY id");
+        "SELECT run_id, node_id, agent, model, prompt, reply, tokens_in, tokens_out, latency_seconds, cost_usd,"
+        " tool_calls FROM llm_exchanges WHERE run_id = ? ORDER BY id");
     if (!query) return query.error();
     query->bind(1, run_id);
     return collect_rows<LlmExchangeRecord>(*query, [](const SqliteStatement& row) {
@@ -106,6 +106,7 @@ Result<std::vector<LlmExchangeRecord>> RunStore::load_llm_exchanges(std::int64_t
         exchange.tokens_out = row.column_int(7);
         exchange.latency_seconds = row.column_double(8);
         exchange.cost_usd = row.column_double(9);
+        exchange.tool_calls = row.column_text(10);
         return exchange;
     });
 }

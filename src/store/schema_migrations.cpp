@@ -135,6 +135,11 @@ constexpr const char* kVersion4 = R"sql(
 UPDATE nodes SET proposer_exhausted = 3 WHERE proposer_exhausted <> 0;
 )sql";
 
+// Version 5: the tool calls an LLM reply made (code search), with the results kernelpro sent back.
+constexpr const char* kVersion5 = R"sql(
+ALTER TABLE llm_exchanges ADD COLUMN tool_calls TEXT NOT NULL DEFAULT '';
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& schema_migrations() {
@@ -143,6 +148,7 @@ const std::vector<Migration>& schema_migrations() {
         {2, "search memory lessons", kVersion2},
         {3, "run recipes", kVersion3},
         {4, "proposer exhaustion per proposal kind", kVersion4},
+        {5, "tool calls of LLM exchanges", kVersion5},
     };
     return migrations;
 }

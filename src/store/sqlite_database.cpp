@@ -164,6 +164,11 @@ Status SqliteStatement::run() {
     }
 }
 
+SqliteStatement& SqliteStatement::reset() {
+    sqlite3_reset(statement_);  // its code repeats the last step's error, which step() already reported
+    return *this;
+}
+
 bool SqliteStatement::is_null(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
 
 std::int64_t SqliteStatement::column_int(int column) const { return sqlite3_column_int64(statement_, column); }

@@ -76,6 +76,8 @@ public:
     Result<bool> step();
     // Steps until done (for INSERT/UPDATE/DELETE).
     Status run();
+    // Back to the start, bindings kept, so the statement runs again with new ones (a bulk insert).
+    SqliteStatement& reset();
 
     bool is_null(int column) const;
     std::int64_t column_int(int column) const;

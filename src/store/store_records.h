@@ -123,6 +123,7 @@ struct LlmExchangeRecord {
     std::int64_t tokens_out = 0;
     double latency_seconds = 0.0;
     double cost_usd = 0.0;
+    std::string tool_calls;  // JSON array of the reply's tool calls and their results; "" none
 };
 
 struct LlmTotals {

@@ -70,7 +70,10 @@ const std::vector<std::string>& known_task_flags() {
 
 const std::vector<std::pair<std::string, std::string>>& allowed_libraries() {
     static const std::vector<std::pair<std::string, std::string>> libs{
-        {"cublas", "-lcublas"}, {"cublasLt", "-lcublasLt"}, {"curand", "-lcurand"}};
+        {"cublas", "-lcublas"}, {"cublasLt", "-lcublasLt"}, {"curand", "-lcurand"},
+        // Headers, not a library: its flags come from the install found at build time
+        // (build/cutlass_install.h), and it admits cluster launches (docs/cutlass.md).
+        {"cutlass", ""}};
     return libs;
 }
 
@@ -224,7 +227,7 @@ void parse_build(const toml::table& root, TaskSpec& task, Problems& problems) {
         const auto* name = lib.as_string();
         bool known = false;
         for (const auto& [allowed, flag] : allowed_libraries()) known = known || (name && name->get() == allowed);
-        if (!known) problems.add(lib.source(), "build.libraries", "unknown library (allowed: cublas, cublasLt, curand)");
+        if (!known) problems.add(lib.source(), "build.libraries", "unknown library (allowed: cublas, cublasLt, curand, cutlass)");
         else task.libraries.push_back(name->get());
     }
 }

@@ -123,3 +123,67 @@ TEST(ErrorBodies, BothProvidersAndPlainText) {
 }
 
 }  // namespace
+
+namespace {
+
+// A turn that called a tool, its result, and a note after it (what the agents send after a reply
+// that called tools past the bound).
+ChatRequest tool_conversation() {
+    ChatRequest request{{{"system", "sys"}, {"user", "write it"}}, 0, -1, "coder"};
+    ChatMessage turn{"assistant", ""};
+    turn.tool_calls = {{"call_1", "search_code", {{"pattern", "make_tma_copy"}}},
+                       {"call_2", "read_file", nlohmann::json("{\"path\": broken")}};
+    request.messages.push_back(turn);
+    ChatMessage result{"tool", "3 matching lines"};
+    result.tool_call_id = "call_1";
+    request.messages.push_back(result);
+    ChatMessage refusal{"tool", "error: the arguments are not a JSON object"};
+    refusal.tool_call_id = "call_2";
+    refusal.is_error = true;
+    request.messages.push_back(refusal);
+    request.messages.push_back({"user", "now the code"});
+    request.tools = {{"search_code", "search", {{"type", "object"}}}};
+    request.allow_tool_calls = false;
+    return request;
+}
+
+}  // namespace
+
+TEST(OpenAiProtocol, ToolTurnsAndResultsInItsWireFormat) {
+    auto body = make_openai_protocol()->build_request(tool_conversation(), {"gpt-4.1", 100, 0.2});
+    EXPECT_EQ(body["tools"][0], nlohmann::json::parse(R"({"type":"function","function":{"name":"search_code",
+        "description":"search","parameters":{"type":"object"}}})"));
+    EXPECT_EQ(body["tool_choice"], "none");
+    const auto& messages = body["messages"];
+    ASSERT_EQ(messages.size(), 6u);
+    EXPECT_TRUE(messages[2]["content"].is_null());
+    EXPECT_EQ(messages[2]["tool_calls"][0]["function"]["arguments"], R"({"pattern":"make_tma_copy"})");
+    EXPECT_EQ(messages[2]["tool_calls"][1]["function"]["arguments"], "{\"path\": broken");  // sent back as it came
+    EXPECT_EQ(messages[3], nlohmann::json({{"role", "tool"}, {"tool_call_id", "call_1"}, {"content", "3 matching lines"}}));
+    EXPECT_EQ(messages[5]["role"], "user");
+
+    // Arguments that are not JSON come back as the string they were; a reply of calls alone is a reply.
+    auto reply = make_openai_protocol()->parse_reply(nlohmann::json::parse(R"({"choices":[{"message":{"role":"assistant",
+        "content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"read_file","arguments":"{oops"}}]},
+        "finish_reason":"tool_calls"}]})"));
+    ASSERT_TRUE(reply.ok()) << reply.error().message;
+    EXPECT_EQ(reply->finish_reason, "tool_calls");
+    ASSERT_EQ(reply->tool_calls.size(), 1u);
+    EXPECT_EQ(reply->tool_calls[0].arguments, nlohmann::json("{oops"));
+}
+
+TEST(AnthropicProtocol, ToolTurnsAndResultsInItsWireFormat) {
+    auto body = make_anthropic_protocol()->build_request(tool_conversation(), {"claude-sonnet-4", 100, 0.2});
+    EXPECT_EQ(body["tools"][0], nlohmann::json::parse(R"({"name":"search_code","description":"search","input_schema":{"type":"object"}})"));
+    EXPECT_EQ(body["tool_choice"], nlohmann::json({{"type", "none"}}));
+    const auto& messages = body["messages"];
+    ASSERT_EQ(messages.size(), 3u);  // user, assistant (tool_use), user (both results and the note)
+    EXPECT_EQ(messages[1]["content"][0]["type"], "tool_use");
+    EXPECT_EQ(messages[1]["content"][0]["input"]["pattern"], "make_tma_copy");
+    EXPECT_EQ(messages[1]["content"][1]["input"], nlohmann::json::object());  // broken arguments: an empty input
+    const auto& results = messages[2]["content"];
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_EQ(results[0], nlohmann::json({{"type", "tool_result"}, {"tool_use_id", "call_1"}, {"content", "3 matching lines"}}));
+    EXPECT_EQ(results[1]["is_error"], true);
+    EXPECT_EQ(results[2], nlohmann::json({{"type", "text"}, {"text", "now the code"}}));
+}

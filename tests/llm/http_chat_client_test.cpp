@@ -229,8 +229,10 @@ TEST(HttpChatClientMalformed, OpenAiReplyWithoutChoices) {
     EXPECT_EQ(server.received()[0].headers.count("authorization"), 0u);
 }
 
-TEST(HttpChatClientMalformed, AnthropicReplyWithoutText) {
-    ScriptedServer server({{200, R"({"type":"message","content":[{"type":"tool_use","id":"t","name":"x","input":{}}]})", {}, 0ms}});
+// A reply with neither text nor a tool call is unusable; one with only tool calls is a tool turn.
+TEST(HttpChatClientMalformed, AnthropicReplyWithoutTextOrToolCalls) {
+    ScriptedServer server({{200, R"({"type":"message","content":[{"type":"thinking","thinking":"..."}]})", {}, 0ms},
+                           {200, R"({"type":"message","content":[{"type":"tool_use","id":"t","name":"x","input":{"a":1}}]})", {}, 0ms}});
     LlmConfig config;
     config.spec = {"anthropic", "claude-sonnet-4"};
     config.base_url = server.base_url();
@@ -238,6 +240,11 @@ TEST(HttpChatClientMalformed, AnthropicReplyWithoutText) {
     auto reply = client.complete({{{"user", "hi"}}, 0, -1, ""});
     ASSERT_FALSE(reply.ok());
     EXPECT_NE(reply.error().message.find("no text content"), std::string::npos) << reply.error().message;
+    auto tool_turn = client.complete({{{"user", "hi"}}, 0, -1, ""});
+    ASSERT_TRUE(tool_turn.ok()) << tool_turn.error().message;
+    EXPECT_TRUE(tool_turn->text.empty());
+    ASSERT_EQ(tool_turn->tool_calls.size(), 1u);
+    EXPECT_EQ(tool_turn->tool_calls[0], (ToolCall{"t", "x", {{"a", 1}}}));
 }
 
 TEST(HttpChatClientMalformed, MissingUsageIsEstimatedAndFlagged) {

@@ -76,3 +76,24 @@ TEST(ScriptedChatClient, BadScriptsAreClearErrors) {
     EXPECT_EQ(opened.error().message.rfind(bad.path.string() + ":2: expected {\"role\": ..., \"reply\": ...}", 0), 0u)
         << opened.error().message;
 }
+
+TEST(ScriptedChatClient, ALineMayCallToolsInsteadOfReplying) {
+    Script script(R"({"role": "coder", "tool_calls": [{"name": "search_code", "arguments": {"pattern": "tma"}}]}
+{"role": "coder", "reply": "code 1"}
+)");
+    auto client = ScriptedChatClient::open(script.path);
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    auto turn = (*client)->complete({{{"user", "x"}}, 0, -1, "coder"});
+    ASSERT_TRUE(turn.ok());
+    EXPECT_TRUE(turn->text.empty());
+    EXPECT_EQ(turn->finish_reason, "tool_calls");
+    ASSERT_EQ(turn->tool_calls.size(), 1u);
+    EXPECT_EQ(turn->tool_calls[0], (ToolCall{"call_coder_1_1", "search_code", {{"pattern", "tma"}}}));
+    EXPECT_EQ((*client)->complete({{{"user", "x"}}, 0, -1, "coder"})->text, "code 1");
+
+    Script bad(R"({"role": "coder", "tool_calls": [{"arguments": {}}]})");
+    auto refused = ScriptedChatClient::open(bad.path);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("s.jsonl:1: a tool call needs a string field \"name\""), std::string::npos)
+        << refused.error().message;
+}

@@ -102,6 +102,7 @@ TEST(RunModel, RecordedRunHasEveryNodeEvaluationExchangeAndTheBestDiff) {
     EXPECT_EQ((*model)["nodes"].size(), nodes->size());
     EXPECT_EQ((*model)["llm"].size(), exchanges->size());
     EXPECT_GE(exchanges->size(), 4u) << "the script's analyst, coder and fixer replies";
+    for (const auto& x : (*model)["llm"]) EXPECT_EQ(x["tool_calls"], nlohmann::json::array());  // no code search here
     int evaluated = 0, failed = 0;
     for (const auto& n : (*model)["nodes"]) {
         if (n["evaluation"].get<int>() > 0) ++evaluated;

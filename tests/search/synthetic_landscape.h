@@ -88,7 +88,7 @@ public:
             batch.proposals.push_back(all[i]);
         if (tokens_per_call > 0 || cost_per_call > 0)
             batch.exchanges.push_back({"synthetic", "none", "prompt", "reply", tokens_per_call / 2,
-                                       tokens_per_call - tokens_per_call / 2, 0.0, cost_per_call});
+                                       tokens_per_call - tokens_per_call / 2, 0.0, cost_per_call, ""});
         return batch;
     }
     std::int64_t tokens_per_call = 0;

@@ -105,8 +105,10 @@ TEST(RunStore, ProposalsExchangesAndTotals) {
     proposals[1].kind = "parameter_move";
     proposals[1].source = "v1";
     proposals[1].evaluation_key = "key-2";
-    LlmExchangeRecord exchange{*run_id, 0, "coder", "model-x", "prompt", "reply", 100, 50, 1.5, 0.01};
-    ASSERT_TRUE(store->add_proposals(*run_id, 0, proposals, {exchange, exchange}, 1, false));
+    LlmExchangeRecord exchange{*run_id, 0, "coder", "model-x", "prompt", "reply", 100, 50, 1.5, 0.01, ""};
+    LlmExchangeRecord tool_turn = exchange;
+    tool_turn.tool_calls = R"([{"id":"c1","name":"search_code","arguments":{"pattern":"tma"},"result":"...","is_error":false,"ran":true}])";
+    ASSERT_TRUE(store->add_proposals(*run_id, 0, proposals, {tool_turn, exchange}, 1, false));
     EXPECT_GT(proposals[0].id, 0);
     EXPECT_GT(proposals[1].id, proposals[0].id);
 
@@ -131,7 +133,11 @@ TEST(RunStore, ProposalsExchangesAndTotals) {
     EXPECT_EQ(totals->exchanges, 2);
     EXPECT_EQ(totals->tokens(), 300);
     EXPECT_NEAR(totals->cost_usd, 0.02, 1e-12);
-    EXPECT_EQ(store->load_llm_exchanges(*run_id)->size(), 2u);
+    auto exchanges = store->load_llm_exchanges(*run_id);
+    ASSERT_TRUE(exchanges);
+    ASSERT_EQ(exchanges->size(), 2u);
+    EXPECT_EQ((*exchanges)[0].tool_calls, tool_turn.tool_calls);  // kept with its exchange, in order
+    EXPECT_EQ((*exchanges)[1].tool_calls, "");
 }
 
 TEST(RunStore, DuplicateEvaluationKeyInOneRunIsRefused) {

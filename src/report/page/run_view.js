@@ -195,11 +195,17 @@
 
   // --- LLM exchanges, collapsed ---
   function exchangeBlock(x) {
+    var calls = Array.isArray(x.tool_calls) ? x.tool_calls : [];
+    var toolParts = calls.length ? [kp.el("div", { class: "kp-muted", text: "tool calls (" + calls.length + ")" })].concat(
+      calls.map(function (c) {
+        return kp.el("pre", { class: "kp-text", text: c.name + " " + JSON.stringify(c.arguments) + (c.ran === false ? " (not run)" : "") +
+          "\n" + (c.result || "") });
+      })) : [];
     return kp.el("details", { class: "kp-exchange" }, [
       kp.el("summary", { text: (x.node != null ? "node " + x.node + " · " : "") + x.agent + " · " + (x.model || "?") + " · " +
         kp.fmt.int(x.tokens_in) + " in / " + kp.fmt.int(x.tokens_out) + " out · " + kp.fmt.usd(x.cost_usd) + " · " + x.latency_s.toFixed(1) + " s" }),
       kp.el("div", { class: "kp-muted", text: "prompt" }), kp.el("pre", { class: "kp-text", text: x.prompt }),
-      kp.el("div", { class: "kp-muted", text: "reply" }), kp.el("pre", { class: "kp-text", text: x.reply })]);
+      kp.el("div", { class: "kp-muted", text: "reply" }), kp.el("pre", { class: "kp-text", text: x.reply })].concat(toolParts));
   }
   var ls = kp.section("kp-llm-section", "LLM exchanges (" + data.llm.length + ")");
   if (!data.llm.length) ls.appendChild(kp.el("p", { class: "kp-muted", text: "None: the run used the tuner only." }));
