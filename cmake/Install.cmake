@@ -2,6 +2,7 @@
 # everything relative to P/bin (docs/install.md):
 #   bin/                      kernelpro, kernelpro-worker, kernelpro-ceilings
 #   lib/                      libkp_timeline.so, libkp_counters.so (CUPTI, loaded at run time),
+#                             libkp_launch_gate.so (the cluster launches of CUTLASS candidates),
 #                             libkernelpro_worker.so and libkp_torch_{eager,compile}.so (PyTorch tasks)
 #   include/kernelpro/        abi.h, the candidate ABI
 #   share/kernelpro/prompts   the LLM prompt templates
@@ -17,7 +18,7 @@ set_target_properties(kernelpro PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
 set_target_properties(kernelpro-worker PROPERTIES INSTALL_RPATH "$ORIGIN/../lib;${CUDAToolkit_LIBRARY_DIR}")
 install(TARGETS kernelpro kernelpro-worker RUNTIME DESTINATION bin)
 set_target_properties(kernelpro_worker PROPERTIES INSTALL_RPATH "$ORIGIN;${CUDAToolkit_LIBRARY_DIR}")
-foreach(library kp_timeline kp_counters kernelpro_worker kp_torch_eager kp_torch_compile)
+foreach(library kp_timeline kp_counters kp_launch_gate kernelpro_worker kp_torch_eager kp_torch_compile)
   if(TARGET ${library})
     install(TARGETS ${library} LIBRARY DESTINATION lib)
   endif()

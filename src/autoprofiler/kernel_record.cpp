@@ -73,7 +73,7 @@ Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& optio
         record.max_gain = k["max_gain"].value_or(0.15);
         const auto reply = options.recordings / (record.name + ".counters.json");
         if (!std::filesystem::exists(reply)) return make_error(reply.string() + ": no recorded counters for " + file);
-        auto build = builder.build({(options.corpus / file).string(), {}, task->libraries});
+        auto build = builder.build(task_build_request(*task, options.corpus / file));
         if (!build || !build->ok()) return make_error(file + ": " + (build ? build->message : build.error().message));
         diagnose::ProfileOptions p;
         p.ncu_csv = reply;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "build/compile_log.h"
+#include "build/cutlass_install.h"
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/process.h"
@@ -20,7 +21,13 @@ namespace fs = std::filesystem;
 
 namespace {
 // Bump when the compile flags or the guard change meaning, so old cache entries are not reused.
-constexpr const char* kBuildRecipeVersion = "kp-build-3";  // 3: the guard scans every executable section
+constexpr const char* kBuildRecipeVersion = "kp-build-4";  // 4: cutlass (headers, launch gate)
+}
+
+BuildRequest task_build_request(const TaskSpec& task, fs::path source, ParameterValues parameters, bool apply_guard) {
+    BuildRequest request{std::move(source), std::move(parameters), task.libraries, apply_guard};
+    if (task.compile_timeout_seconds) request.timeout = std::chrono::seconds(*task.compile_timeout_seconds);
+    return request;
 }
 
 const char* build_status_name(BuildStatus status) {
@@ -39,7 +46,7 @@ nlohmann::json BuildOutcome::to_json() const {
             {"key", key}, {"message", message}, {"full_log", full_log}, {"ptxas_report", ptxas_report},
             {"guard_violations", violations}, {"exports_forward", guard.exports_forward},
             {"compile_seconds", compile_seconds}, {"cache_hit", cache_hit}, {"command_line", valid_utf8(command_line)},
-            {"arch", arch}};
+            {"arch", arch}, {"launch_gate", path_text(launch_gate)}};
 }
 
 namespace {
@@ -60,6 +67,7 @@ BuildOutcome outcome_from_json(const nlohmann::json& j) {
     o.compile_seconds = j.value("compile_seconds", 0.0);
     o.command_line = j.value("command_line", "");
     o.arch = j.value("arch", "");
+    o.launch_gate = j.value("launch_gate", "");
     return o;
 }
 
@@ -67,6 +75,24 @@ std::string library_flag(const std::string& name) {
     for (const auto& [lib, flag] : allowed_libraries())
         if (lib == name) return flag;
     return "";
+}
+
+// What a CUTLASS candidate adds to the command line: the headers' flags, its arch-specific target
+// (WGMMA and TMA exist only in sm_90a's instruction set), and its cluster launches routed through
+// the launch gate, which the worker loads before the candidate.
+Status add_cutlass_flags(std::vector<std::string>& flags, GpuArch& arch, std::string& recipe, fs::path& launch_gate) {
+    auto install = locate_cutlass();
+    if (!install.ok()) return install.error();
+    auto gate = locate_helper(kLaunchGateLibrary);
+    if (!gate.ok()) return make_error(gate.error().message + " (CUTLASS candidates link it for their cluster launches)");
+    arch = arch_specific(arch);
+    for (auto& f : cutlass_nvcc_flags(*install)) flags.push_back(std::move(f));
+    for (const std::string& f : {std::string("-Xlinker"), std::string("--wrap=cudaLaunchKernelExC"),
+                                 "-L" + gate->parent_path().string(), std::string("-lkp_launch_gate")})
+        flags.push_back(f);
+    recipe = "cutlass " + install->version + " at " + install->root.string();
+    launch_gate = *gate;
+    return {};
 }
 
 }  // namespace
@@ -107,16 +133,25 @@ Result<BuildOutcome> CandidateBuilder::build_entry(const BuildRequest& request) 
 
     std::vector<std::string> flags{"-shared", "-Xcompiler", "-fPIC", "-O3", "-lineinfo", "-std=c++17", "-cudart", "shared",
                                    "-Xptxas", "-v"};
-    for (const auto& f : options_.arch.nvcc_flags()) flags.push_back(f);
-    for (const auto& f : define_flags(request.parameters)) flags.push_back(f);
+    std::vector<std::string> library_flags;
+    GpuArch arch = options_.arch;
+    std::string cutlass_recipe;
+    fs::path launch_gate;
     for (const auto& lib : request.libraries) {
+        if (lib == "cutlass") {
+            if (auto added = add_cutlass_flags(library_flags, arch, cutlass_recipe, launch_gate); !added.ok()) return added.error();
+            continue;
+        }
         std::string flag = library_flag(lib);
         if (flag.empty()) return make_error("unknown library '" + lib + "'");
-        flags.push_back(flag);
+        library_flags.push_back(flag);
     }
+    for (const auto& f : arch.nvcc_flags()) flags.push_back(f);
+    for (const auto& f : define_flags(request.parameters)) flags.push_back(f);
+    flags.insert(flags.end(), library_flags.begin(), library_flags.end());
 
     Sha256 hasher;
-    hasher.add(kBuildRecipeVersion).add(*source).add(*abi_header).add(toolchain_version());
+    hasher.add(kBuildRecipeVersion).add(*source).add(*abi_header).add(toolchain_version()).add(cutlass_recipe);
     for (const auto& f : flags) hasher.add(f);
     hasher.add(request.apply_guard ? "guard" : "trusted");
     std::string key = hasher.hex();
@@ -150,7 +185,8 @@ Result<BuildOutcome> CandidateBuilder::build_entry(const BuildRequest& request) 
 
     BuildOutcome outcome;
     outcome.key = key;
-    outcome.arch = options_.arch.name;
+    outcome.arch = arch.name;
+    outcome.launch_gate = launch_gate;
     outcome.library = entry / "candidate.so";
     outcome.source_copy = entry / "candidate.cu";
     std::vector<std::string> argv{*nvcc};
@@ -158,7 +194,7 @@ Result<BuildOutcome> CandidateBuilder::build_entry(const BuildRequest& request) 
     argv.insert(argv.end(), {"-I", options_.include_directory.string(), "-o", (work / "candidate.so").string(),
                              (work / "candidate.cu").string()});
     ProcessOptions process_options;
-    process_options.timeout = options_.timeout;
+    process_options.timeout = request.timeout.value_or(options_.timeout);
     auto compiled = run_process(argv, process_options);
     if (!compiled.ok()) return compiled.error();
     outcome.command_line = compiled->command_line;
@@ -168,7 +204,8 @@ Result<BuildOutcome> CandidateBuilder::build_entry(const BuildRequest& request) 
     outcome.ptxas_report = valid_utf8(compiled->stderr_text);
     if (!compiled->succeeded()) {
         outcome.status = BuildStatus::CompileError;
-        outcome.message = compiled->timed_out ? "nvcc timed out after " + std::to_string(options_.timeout.count()) + " s\n"
+        outcome.message = compiled->timed_out ? "nvcc timed out after " + std::to_string(process_options.timeout.count()) +
+                                                    " s (a task sets its limit with [build] compile_timeout_s)\n"
                                               : trim_compile_log(outcome.full_log);
     } else if (request.apply_guard) {
         auto guard = guard_library(work / "candidate.so", request.libraries);
@@ -179,6 +216,10 @@ Result<BuildOutcome> CandidateBuilder::build_entry(const BuildRequest& request) 
     } else {
         outcome.guard.exports_forward = true;
         outcome.status = BuildStatus::Ok;
+    }
+    if (compiled->timed_out) {  // says nothing about the source under a longer limit: not cached
+        fs::remove_all(work, ec);
+        return outcome;
     }
     if (auto s = write_file_atomically(work / "build.json", dump_json(outcome.to_json(), 2)); !s.ok()) return s.error();
     fs::remove_all(entry, ec);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,20 @@ namespace kp {
 struct BuildRequest {
     std::filesystem::path source;
     ParameterValues parameters;          // tunable values, passed as -D NAME=value
-    std::vector<std::string> libraries;  // task-allowed libraries to link (cublas, ...)
+    std::vector<std::string> libraries;  // task-allowed libraries to link (cublas, ...; cutlass: headers)
     bool apply_guard = true;             // false only for trusted code (task references)
+    std::optional<std::chrono::seconds> timeout;  // the task's compile_timeout_s; else BuilderOptions::timeout
 };
+
+// The name of the library that carries CUTLASS candidates' cluster launches: it defines
+// __wrap_cudaLaunchKernelExC, which checks the launch attributes (eval/launch_gate) before it
+// launches. Every cudaLaunchKernelExC call of a CUTLASS candidate is linked to it (ld --wrap).
+inline constexpr const char* kLaunchGateLibrary = "libkp_launch_gate.so";
+
+struct TaskSpec;
+// A request for one of a task's kernels: the libraries the task allows and its compile time limit.
+BuildRequest task_build_request(const TaskSpec& task, std::filesystem::path source, ParameterValues parameters = {},
+                                bool apply_guard = true);
 
 enum class BuildStatus { Ok, CompileError, RejectedByGuard };
 const char* build_status_name(BuildStatus status);
@@ -39,6 +51,7 @@ struct BuildOutcome {
     bool cache_hit = false;
     std::string command_line;
     std::string arch;
+    std::filesystem::path launch_gate;  // CUTLASS candidates: the libkp_launch_gate.so they link
 
     bool ok() const { return status == BuildStatus::Ok; }
     nlohmann::json to_json() const;
@@ -47,7 +60,7 @@ struct BuildOutcome {
 struct BuilderOptions {
     std::filesystem::path cache_directory;  // default: kp::cache_directory()/build
     GpuArch arch;                           // default: sm_90a
-    std::chrono::seconds timeout{300};
+    std::chrono::seconds timeout{300};       // per compile, unless the request sets its own
     std::filesystem::path include_directory;  // holds kernelpro/abi.h; default: from locate_abi_header()
     bool use_cache = true;
 };

@@ -22,6 +22,14 @@ GpuArch arch_from_compute_capability(const std::string& capability) {
     return arch;
 }
 
+GpuArch arch_specific(const GpuArch& arch) {
+    std::smatch m;
+    if (!std::regex_match(arch.name, m, std::regex(R"(sm_(\d+))")) || std::stoi(m[1].str()) < 90) return arch;
+    GpuArch specific = arch;
+    specific.name += "a";
+    return specific;
+}
+
 GpuArch detect_gpu_arch() {
     if (const char* forced = std::getenv("KERNELPRO_ARCH"); forced && *forced) {
         GpuArch arch;

@@ -30,7 +30,9 @@ const std::vector<Rule>& deny_rules() {
         {"cudaSetDevice\\w*|cudaDeviceReset|cudaSetValidDevices|cudaDeviceSetMemPool|cudaDeviceSetGraphMemAttribute|cudaIpc\\w*|cuIpc\\w*",
          "device or context management belongs to the harness"},
         {"cudaLaunchHostFunc|cuLaunchHostFunc|cudaStreamAddCallback", "host callbacks: work outside the timed stream"},
-        {"cudaLaunchKernelEx\\w*", "launches with attributes (access-policy windows, priorities): use <<<>>> and __cluster_dims__ for clusters"},
+        {"cudaLaunchKernelEx\\w*",
+         "launches with attributes (access-policy windows, priorities): use <<<>>> and __cluster_dims__ for clusters; in a "
+         "task that allows cutlass, cudaLaunchKernelEx goes through the launch gate, which checks its attributes (docs/cutlass.md)"},
         {"cudaGetDriverEntryPoint\\w*|cuGetProcAddress\\w*|cudaGetExportTable|cuGetExportTable|cuInit|cuCtx\\w*|cuLaunch\\w*|cuModule\\w*|cuLibrary\\w*",
          "driver API: candidates use the runtime API the guard can check"},
         {"dlopen|dlsym|dlvsym|dlmopen|dlclose|dladdr\\w*|dlinfo|dl_iterate_phdr", "dynamic loading: would reach forbidden calls at run time"},
@@ -92,7 +94,11 @@ const std::vector<const char*>& allow_patterns() {
 
 const std::vector<std::pair<std::string, std::string>>& library_patterns() {
     static const std::vector<std::pair<std::string, std::string>> libs{
-        {"cublas", "cublas\\w*"}, {"cublasLt", "cublasLt\\w*"}, {"curand", "curand\\w*"}};
+        {"cublas", "cublas\\w*"}, {"cublasLt", "cublasLt\\w*"}, {"curand", "curand\\w*"},
+        // CUTLASS: cluster launches through the launch gate (the builder links every
+        // cudaLaunchKernelExC there), the TMA descriptor encoders (host functions that fill a
+        // descriptor and touch no GPU state) and the driver's error text.
+        {"cutlass", "__wrap_cudaLaunchKernelExC|cuTensorMapEncode(Tiled|Im2col|Im2colWide)|cuGetErrorString|cuGetErrorName"}};
     return libs;
 }
 
@@ -112,7 +118,9 @@ bool matches(const std::string& pattern, const std::string& symbol) {
 }  // namespace
 
 bool exported_symbol_interposes(const std::string& symbol) {
-    if (matches("cuda[A-Z]\\w*|cu[A-Z]\\w*|nvml\\w*|cupti\\w*|cublas\\w*|__cuda\\w*Launch\\w*", symbol)) return true;
+    // __wrap_/__real_: a candidate's own launch gate (ld --wrap) would bypass kernelpro's.
+    if (matches("cuda[A-Z]\\w*|cu[A-Z]\\w*|nvml\\w*|cupti\\w*|cublas\\w*|__cuda\\w*Launch\\w*|__wrap_\\w+|__real_\\w+", symbol))
+        return true;
     for (const auto& rule : deny_rules())
         if (matches(rule.pattern, symbol)) return true;
     return false;

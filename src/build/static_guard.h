@@ -30,7 +30,9 @@ struct GuardReport {
 };
 
 // Pure decision on a symbol list (testable without a library). `allowed_libraries` are task library
-// names (cublas, cublasLt, curand) whose symbols become acceptable.
+// names (cublas, cublasLt, curand, cutlass) whose symbols become acceptable; cutlass admits the
+// launch gate's __wrap_cudaLaunchKernelExC (cluster launches, attributes checked at run time in
+// the worker: eval/launch_gate) and the TMA descriptor encoders, never cudaLaunchKernelExC itself.
 std::vector<GuardViolation> check_symbols(const std::vector<std::string>& undefined_symbols,
                                           const std::vector<std::string>& allowed_libraries);
 

@@ -56,8 +56,8 @@ Handler register_check(CLI::App& root) {
         CandidateBuilder builder(options);
         // The reference is built exactly as `eval` builds it (trusted, the same cache entry), so a
         // task whose reference does not compile fails here and not after a GPU is found.
-        std::vector<BuildRequest> requests{{*candidate, *values, task->libraries, true}};
-        if (task->reference.source) requests.push_back({*task->reference.source, {}, task->libraries, false});
+        std::vector<BuildRequest> requests{task_build_request(*task, *candidate, *values)};
+        if (task->reference.source) requests.push_back(task_build_request(*task, *task->reference.source, {}, false));
         auto builds = builder.build_many(requests);
         for (const auto& b : builds)
             if (!b.ok()) {

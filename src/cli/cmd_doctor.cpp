@@ -1,6 +1,7 @@
 // kernelpro doctor [--json] [--require-sandbox]: what this machine offers kernelpro: the GPU and
-// driver, the CUDA tools (nvcc, ncu, nvdisasm, cuobjdump, compute-sanitizer), CUPTI, NVML,
-// kernelpro's own GPU helpers (kernelpro-ceilings, the timeline and counters libraries), found or
+// driver, the CUDA tools (nvcc, ncu, nvdisasm, cuobjdump, compute-sanitizer), CUPTI, NVML, the
+// CUTLASS headers (with their version), kernelpro's own helpers (kernelpro-ceilings, the timeline
+// and counters libraries, the launch gate), found or
 // missing, with versions, and each layer of the sandbox around candidate code (applied for real by
 // a worker) with why it is missing. It reports; a missing GPU is not a failure (exit 0). Exit 3 on
 // an internal error, or with --require-sandbox when a sandbox layer is missing.
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "build/cutlass_install.h"
 #include "cli/commands.h"
 #include "eval/sandbox_probe.h"
 #include "cli/common_options.h"
@@ -68,6 +70,23 @@ gpu::ToolStatus probe_helper(const std::string& file, const std::string& needed_
     } else {
         status.detail = "not built or not installed next to kernelpro";
     }
+    return status;
+}
+
+// The CUTLASS/CuTe headers CUTLASS tasks compile against (docs/cutlass.md).
+gpu::ToolStatus probe_cutlass() {
+    gpu::ToolStatus status;
+    status.name = "cutlass";
+    status.needed_for = "tasks with [build] libraries = [\"cutlass\"]";
+    auto install = locate_cutlass();
+    if (!install.ok()) {
+        status.detail = install.error().message;
+        return status;
+    }
+    status.found = true;
+    status.version = install->version;
+    status.path = path_text(install->root);
+    status.detail = "found by " + install->found_by;
     return status;
 }
 
@@ -150,6 +169,8 @@ void print_text(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
         out += fmt::format("  {:<20} {}\n", what, ok ? "yes" : "no: " + missing);
     };
     line("compile", has(tools, "nvcc"), "nvcc not found");
+    line("CUTLASS candidates", has(tools, "nvcc") && has(tools, "cutlass") && has(helpers, "libkp_launch_gate.so"),
+         !has(tools, "cutlass") ? "CUTLASS headers missing (scripts/setup, or --cutlass-dir)" : "libkp_launch_gate.so or nvcc missing");
     line("evaluate and time", gpu_present, gpu_present ? "" : gpu_report.error + " (evaluation needs a GPU)");
     line("counter profiles", counters_ready(gpu_present, tools, helpers),
          !gpu_present ? "no GPU: counters need a GPU" : "neither CUPTI with libkp_counters.so nor ncu found");
@@ -178,6 +199,7 @@ void print_json(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
         {"helpers", helpers},
         {"sandbox", sandbox_probe.error.empty() ? sandbox_probe.report.to_json() : nlohmann::json{{"complete", false}, {"error", sandbox_probe.error}}},
         {"ready", {{"compile", has(tools, "nvcc")},
+                   {"cutlass", has(tools, "nvcc") && has(tools, "cutlass") && has(helpers, "libkp_launch_gate.so")},
                    {"evaluate", gpu_present},
                    {"counter_profiles", counters_ready(gpu_present, tools, helpers)},
                    {"counted_by", counters_ready(gpu_present, tools, helpers) ? counted_by(tools, helpers) : ""},
@@ -193,10 +215,12 @@ void print_json(const GpuReport& gpu_report, const std::vector<gpu::ToolStatus>&
 int run_doctor(bool json, bool require_sandbox) {
     GpuReport gpu_report = probe_gpu();
     std::vector<gpu::ToolStatus> tools = gpu::probe_toolchain();
+    tools.push_back(probe_cutlass());
     std::vector<gpu::ToolStatus> helpers = {
         probe_helper("kernelpro-ceilings", "measured device ceilings (kernelpro device)"),
         probe_helper("libkp_timeline.so", "the CUPTI kernel timeline"),
         probe_helper("libkp_counters.so", "counters in the worker (CUPTI range profiler)"),
+        probe_helper("libkp_launch_gate.so", "the cluster launches of CUTLASS candidates"),
     };
     SandboxProbe sandbox_probe = probe_sandbox();
     if (json) print_json(gpu_report, tools, helpers, sandbox_probe);

@@ -177,7 +177,7 @@ int run_profile(const ProfileArgs& a) {
     BuilderOptions build_options;
     build_options.arch = detect_gpu_arch();
     CandidateBuilder builder(build_options);
-    auto build = builder.build({a.candidate, *values, task->libraries});
+    auto build = builder.build(task_build_request(*task, a.candidate, *values));
     if (!build) {
         std::cerr << "error: cannot build: " << build.error().message << "\n";
         return kExitEnvironment;

@@ -1,6 +1,8 @@
 // kernelpro: only dispatches to the subcommands (one file each), and is the last line of defence:
 // whatever escapes a command (an exception nobody expected) is one line and exit 3, never an abort.
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <exception>
 #include <optional>
 #include <iostream>
@@ -58,6 +60,12 @@ int main(int argc, char** argv) {
     CLI::App app{"kernelpro: makes CUDA kernels faster in a closed loop (compile, verify, time, profile, search)", "kernelpro"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "kernelpro 0.1.0");
+    // Before or after the command name (fallthrough): every build of the run uses these headers.
+    std::string cutlass_dir;
+    app.add_option("--cutlass-dir", cutlass_dir,
+                   "CUTLASS checkout or install (holding include/cutlass) for tasks that allow cutlass; sets KERNELPRO_CUTLASS_DIR")
+        ->check(CLI::ExistingDirectory);
+    app.fallthrough();
     std::vector<std::pair<CLI::App*, kp::cli::Handler>> handlers;
     auto add = [&](kp::cli::Handler handler) {
         handlers.emplace_back(app.get_subcommands({}).back(), std::move(handler));
@@ -82,6 +90,7 @@ int main(int argc, char** argv) {
         int code = app.exit(e);
         return code == 0 ? 0 : kp::cli::kExitUsage;
     }
+    if (!cutlass_dir.empty()) ::setenv("KERNELPRO_CUTLASS_DIR", std::filesystem::absolute(cutlass_dir).c_str(), 1);
     try {
         for (auto& [sub, handler] : handlers)
             if (sub->parsed()) return handler();

@@ -114,6 +114,7 @@ WorkerRequest profile_request(const ProfileSession& s, int iterations) {
     request.mode = "profile_run";
     request.task = to_json(s.task);
     request.candidate_library = s.build.library.string();
+    request.launch_gate_library = s.build.launch_gate.string();
     request.seed = 42;
     request.profile_iterations = iterations;
     return request;

@@ -110,9 +110,9 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
 
     // Build everything at once: reference and baseline are trusted (no guard), the candidate is not.
     std::vector<BuildRequest> requests;
-    requests.push_back({candidate, options.candidate_parameters, task.libraries, options.guard_candidate});
-    if (task.reference.source) requests.push_back({*task.reference.source, {}, task.libraries, false});
-    if (options.baseline_source) requests.push_back({*options.baseline_source, {}, task.libraries, true});
+    requests.push_back(task_build_request(task, candidate, options.candidate_parameters, options.guard_candidate));
+    if (task.reference.source) requests.push_back(task_build_request(task, *task.reference.source, {}, false));
+    if (options.baseline_source) requests.push_back(task_build_request(task, *options.baseline_source));
     say("compiling " + std::to_string(requests.size()) + " kernel(s)");
     auto builds = builder_.build_many(requests);
     report.compile_seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -158,6 +158,7 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     request.reference_data_sets = reference_data_sets(task);
     if (baseline_build) request.baseline_library = baseline_build->library.string();
     request.candidate_library = built.library.string();
+    request.launch_gate_library = built.launch_gate.string();
     request.seed = options.seed;
     if (request.seed == 0) {
         std::random_device entropy;

@@ -20,6 +20,7 @@ nlohmann::json to_json(const WorkerRequest& r) {
             {"baseline_library", r.baseline_library},
             {"extra_baselines", extra_baselines_json(r.extra_baselines)},
             {"candidate_library", r.candidate_library},
+            {"launch_gate_library", r.launch_gate_library},
             {"seed", r.seed},
             {"trials", r.trials},
             {"timing",
@@ -53,6 +54,7 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
     for (const auto& l : j.value("extra_baselines", nlohmann::json::array()))
         r.extra_baselines.push_back({l.at("name").get<std::string>(), l.at("library").get<std::string>()});
     r.candidate_library = j.value("candidate_library", "");
+    r.launch_gate_library = j.value("launch_gate_library", "");
     r.seed = j.value("seed", uint64_t{0});
     r.trials = j.value("trials", r.trials);
     r.call_timeout_seconds = j.value("call_timeout_seconds", r.call_timeout_seconds);

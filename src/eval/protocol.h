@@ -61,6 +61,9 @@ struct WorkerRequest {
     // loaded and configured before the candidate, timed in the same interleaved samples.
     std::vector<NamedLibrary> extra_baselines;
     std::string candidate_library;
+    // CUTLASS candidates: libkp_launch_gate.so, which the candidate links for its cluster launches;
+    // loaded before the sandbox and the candidate, asked after every call (docs/cutlass.md).
+    std::string launch_gate_library;
     uint64_t seed = 0;              // chosen by the orchestrator at random; the candidate never sees it
     int trials = 5;
     TimingConfig timing;

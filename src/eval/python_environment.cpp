@@ -1,6 +1,5 @@
 #include "eval/python_environment.h"
 
-#include <cstdlib>
 #include <sstream>
 
 #include "common/process.h"
@@ -9,15 +8,6 @@
 namespace kp {
 
 namespace fs = std::filesystem;
-
-Result<std::string> python_executable() {
-    if (const char* explicit_python = std::getenv("KERNELPRO_PYTHON"); explicit_python && *explicit_python) {
-        if (auto found = find_executable(explicit_python)) return *found;
-        return make_error(std::string("KERNELPRO_PYTHON=") + explicit_python + " is not an executable");
-    }
-    if (auto found = find_executable("python3")) return *found;
-    return make_error("python3 not found in PATH (PyTorch tasks need Python with torch; set KERNELPRO_PYTHON)");
-}
 
 Result<fs::path> python_package_directory() {
     return locate_resource({"the kernelpro_torch Python package", "KERNELPRO_PYTHON_DIR", "", {"share/kernelpro/python"}});

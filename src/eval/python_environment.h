@@ -8,12 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "common/python_interpreter.h"  // python_executable()
 #include "common/result.h"
 
 namespace kp {
-
-// $KERNELPRO_PYTHON, else python3 found in PATH.
-Result<std::string> python_executable();
 
 // The folder that holds kernelpro_torch/.
 Result<std::filesystem::path> python_package_directory();

@@ -109,6 +109,8 @@ Result<std::string> model_new_source(const ExportInput& in) {
     const TaskSpec& task = *in.task;
     const int forward_inputs = task.reference.pytorch->forward_inputs;
     if (in.kernel_source.find("kp_forward") == std::string::npos) return make_error("the kernel defines no kp_forward");
+    // load_inline would need the CUTLASS include folders and flags (docs/cutlass.md) in the module.
+    if (task.allows_library("cutlass")) return make_error("tasks that allow cutlass cannot be exported as ModelNew yet");
     std::vector<std::string> parameters, outputs, arguments;
     for (size_t i = 0; i < task.inputs.size(); ++i) {
         const auto& t = task.inputs[i];

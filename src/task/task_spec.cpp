@@ -63,6 +63,10 @@ bool TaskSpec::has_flag(const std::string& flag) const {
     return std::find(flags.begin(), flags.end(), flag) != flags.end();
 }
 
+bool TaskSpec::allows_library(const std::string& library) const {
+    return std::find(libraries.begin(), libraries.end(), library) != libraries.end();
+}
+
 const std::vector<std::string>& known_task_flags() {
     static const std::vector<std::string> flags{"degenerate"};
     return flags;
@@ -215,8 +219,14 @@ void parse_build(const toml::table& root, TaskSpec& task, Problems& problems) {
     const toml::node* node = root.get("build");
     if (!node) return;
     const auto* build = node->as_table();
-    if (!build) return problems.add(node->source(), "build", "must be a table (libraries)");
-    task_fields::check_known_keys(*build, {"libraries"}, "build.", problems);
+    if (!build) return problems.add(node->source(), "build", "must be a table (libraries, compile_timeout_s)");
+    task_fields::check_known_keys(*build, {"libraries", "compile_timeout_s"}, "build.", problems);
+    if (auto limit = task_fields::finite_number(*build, "compile_timeout_s", "build.compile_timeout_s", problems)) {
+        if (*limit < 1 || *limit > 3600 || *limit != static_cast<double>(static_cast<int>(*limit)))
+            problems.add(build->get("compile_timeout_s")->source(), "build.compile_timeout_s",
+                         "must be a whole number of seconds from 1 to 3600");
+        else task.compile_timeout_seconds = static_cast<int>(*limit);
+    }
     const toml::node* libraries = build->get("libraries");
     if (!libraries) return;
     const auto* list = libraries->as_array();
@@ -227,7 +237,9 @@ void parse_build(const toml::table& root, TaskSpec& task, Problems& problems) {
         const auto* name = lib.as_string();
         bool known = false;
         for (const auto& [allowed, flag] : allowed_libraries()) known = known || (name && name->get() == allowed);
-        if (!known) problems.add(lib.source(), "build.libraries", "unknown library (allowed: cublas, cublasLt, curand, cutlass)");
+        std::string names;
+        for (const auto& [allowed, flag] : allowed_libraries()) names += (names.empty() ? "" : ", ") + allowed;
+        if (!known) problems.add(lib.source(), "build.libraries", "unknown library (allowed: " + names + ")");
         else task.libraries.push_back(name->get());
     }
 }
@@ -320,6 +332,7 @@ nlohmann::json to_json(const TaskSpec& task) {
             j["reference"]["constants"].push_back({{"name", c.name}, {"position", c.position}, {"value", c.value}});
     }
     j["libraries"] = task.libraries;
+    if (task.compile_timeout_seconds) j["compile_timeout_s"] = *task.compile_timeout_seconds;
     j["flags"] = task.flags;
     return j;
 }

@@ -104,11 +104,13 @@ struct TaskSpec {
     std::optional<Tolerance> tolerance;  // task-wide override of the per-dtype defaults
     CostSpec cost;
     ReferenceSpec reference;
-    std::vector<std::string> libraries;  // cublas, cublasLt, curand
+    std::vector<std::string> libraries;  // cublas, cublasLt, curand, cutlass
+    std::optional<int> compile_timeout_seconds;  // [build] compile_timeout_s; absent: the builder's default
     std::vector<std::string> flags;      // known_task_flags()
     std::optional<TaskOrigin> origin;
 
     bool has_flag(const std::string& flag) const;
+    bool allows_library(const std::string& library) const;
 
     // atol/rtol for one output: per-output override, else task-wide, else the dtype default.
     Tolerance tolerance_for(const TensorSpec& output) const;
@@ -116,7 +118,8 @@ struct TaskSpec {
     int64_t total_output_bytes() const;
 };
 
-// Libraries a task may allow, with the linker flag each one maps to.
+// Libraries a task may allow, with the linker flag each one maps to ("" for cutlass: headers,
+// whose flags the builder takes from the install it finds).
 const std::vector<std::pair<std::string, std::string>>& allowed_libraries();
 
 // Loads and validates a task from a directory holding task.toml (or the path of the file itself).

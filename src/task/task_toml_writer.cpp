@@ -90,7 +90,11 @@ std::string task_to_toml(const TaskSpec& task) {
         }
         out += "]\n";
     }
-    if (!task.libraries.empty()) out += "\n[build]\nlibraries = " + string_list(task.libraries) + "\n";
+    if (!task.libraries.empty() || task.compile_timeout_seconds) {
+        out += "\n[build]\n";
+        if (!task.libraries.empty()) out += "libraries = " + string_list(task.libraries) + "\n";
+        if (task.compile_timeout_seconds) out += "compile_timeout_s = " + std::to_string(*task.compile_timeout_seconds) + "\n";
+    }
     if (const auto& o = task.origin) {
         out += fmt::format("\n[origin]\nbenchmark = {}\nlevel = {}\nproblem = {}\nfile = {}\n", quoted(o->benchmark), o->level,
                            o->problem, quoted(o->file));

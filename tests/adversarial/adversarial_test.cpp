@@ -5,6 +5,8 @@
 
 #include <toml++/toml.h>
 
+#include <map>
+
 #include "eval_fixture.h"
 #include "sandbox/sandbox_report.h"
 #include "sandbox_fixture.h"
@@ -16,6 +18,7 @@ namespace {
 
 struct Entry {
     std::string file, trick, expect;
+    std::string task = "task";  // the folder under tests/adversarial (task_cutlass: CUTLASS allowed)
     std::vector<std::string> also;
     ParameterValues parameters;  // escapes: KP_GOAL and KP_ROUTE
     bool guard = true;
@@ -26,7 +29,8 @@ std::vector<Entry> read_manifest() {
     auto root = toml::parse_file(kp::testing::source_path("tests/adversarial/manifest.toml").string());
     for (const auto& node : *root["candidate"].as_array()) {
         const auto& t = *node.as_table();
-        Entry e{t["file"].value_or(std::string()), t["trick"].value_or(std::string()), t["expect"].value_or(std::string()), {}, {}, true};
+        Entry e{t["file"].value_or(std::string()), t["trick"].value_or(std::string()), t["expect"].value_or(std::string())};
+        e.task = t["task"].value_or(std::string("task"));
         if (const auto* also = t["also"].as_array())
             for (const auto& a : *also) e.also.push_back(a.value_or(std::string()));
         entries.push_back(e);
@@ -51,7 +55,7 @@ std::vector<Entry> read_manifest() {
 }
 
 std::string label(const Entry& e) {
-    if (e.parameters.empty()) return e.file;
+    if (e.parameters.empty()) return e.task == "task" ? e.file : e.file + " (" + e.task + ")";
     return "escape g" + e.parameters.at("KP_GOAL") + " r" + e.parameters.at("KP_ROUTE") + (e.guard ? " +guard" : "");
 }
 
@@ -62,6 +66,7 @@ TEST(AdversarialSuite, ManifestCoversTheCatalogue) {
     size_t cheats = 0, escapes = 0;
     for (const auto& e : entries) {
         EXPECT_TRUE(fs::exists(kp::testing::source_path("tests/adversarial") / e.file)) << e.file;
+        EXPECT_TRUE(load_task(kp::testing::source_path("tests/adversarial") / e.task).ok()) << e.file << ": task " << e.task;
         EXPECT_TRUE(parse_failure_class(e.expect).has_value()) << e.file << ": " << e.expect;
         if (e.expect != "ok") ++cheats;
         if (!e.parameters.empty()) ++escapes;
@@ -72,15 +77,21 @@ TEST(AdversarialSuite, ManifestCoversTheCatalogue) {
 
 TEST(AdversarialSuite, EveryCheatIsCaughtAndEveryHonestKernelPasses) {
     KP_SKIP_WITHOUT_GPU();
-    auto task = load_task(kp::testing::source_path("tests/adversarial") / "task");
-    ASSERT_TRUE(task.ok()) << task.error().message;
+    auto entries = read_manifest();
+    std::map<std::string, TaskSpec> tasks;
+    for (const auto& e : entries) {
+        if (tasks.count(e.task)) continue;
+        auto task = load_task(kp::testing::source_path("tests/adversarial") / e.task);
+        ASSERT_TRUE(task.ok()) << task.error().message;
+        tasks.emplace(e.task, *task);
+    }
     BuilderOptions build_options;
     build_options.arch = detect_gpu_arch();
     CandidateBuilder builder(build_options);
-    auto entries = read_manifest();
     // Compile everything in parallel first; the evaluations then hit the cache.
     std::vector<BuildRequest> requests;
-    for (const auto& e : entries) requests.push_back({kp::testing::source_path("tests/adversarial") / e.file, e.parameters, task->libraries, e.guard});
+    for (const auto& e : entries)
+        requests.push_back(task_build_request(tasks.at(e.task), kp::testing::source_path("tests/adversarial") / e.file, e.parameters, e.guard));
     builder.build_many(requests);
     Evaluator evaluator(builder, kp::testing::test_worker_options());
     kp::testing::EscapeWorld world;  // what the escapes aim at; checked after each
@@ -90,7 +101,7 @@ TEST(AdversarialSuite, EveryCheatIsCaughtAndEveryHonestKernelPasses) {
         auto options = kp::testing::quick_evaluation_options();
         options.candidate_parameters = e.parameters;
         options.guard_candidate = e.guard;
-        auto report = evaluator.evaluate(*task, kp::testing::source_path("tests/adversarial") / e.file, options);
+        auto report = evaluator.evaluate(tasks.at(e.task), kp::testing::source_path("tests/adversarial") / e.file, options);
         ASSERT_TRUE(report.ok()) << label(e) << ": " << report.error().message;
         if (!sandbox_shown && report->sandbox.is_object()) {
             std::printf("[sandbox] %s\n", sandbox::SandboxReport::from_json(report->sandbox).summary().c_str());

@@ -2,7 +2,9 @@
 // launched with cudaLaunchKernelExC carrying cudaLaunchAttributeAccessPolicyWindow (hitProp
 // persisting), on the right stream, so a guard that only bans cudaStreamSetAttribute /
 // cudaDeviceSetLimit and allows "kernel launches" misses it.
-// CAUGHT BY: static guard (imports cudaLaunchKernelExC: <<<>>> launches never import it) ->
+// CAUGHT BY: static guard (imports cudaLaunchKernelExC: <<<>>> launches never import it); in the
+// CUTLASS task (task_cutlass), where the call is linked to the launch gate, the gate refuses the
+// window at run time ->
 // expect rejected_by_guard. Without it: persisting-L2 reset per sample; roofline floor.
 #include <kernelpro/abi.h>
 #include <stdint.h>

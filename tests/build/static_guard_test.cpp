@@ -49,6 +49,27 @@ TEST(StaticGuard, LibrariesOnlyWhenTheTaskAllowsThem) {
     EXPECT_NE(v[0].reason.find("not allowed by this task"), std::string::npos);
 }
 
+// CUTLASS tasks launch clusters through the launch gate and encode TMA descriptors; the original
+// cudaLaunchKernelExC (reached through __real_ or the per-thread name) stays forbidden for them too.
+TEST(StaticGuard, CutlassAdmitsTheLaunchGateAndTheTmaEncodersOnly) {
+    const std::vector<std::string> cutlass_calls{"__wrap_cudaLaunchKernelExC", "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col",
+                                                 "cuGetErrorString"};
+    EXPECT_TRUE(rejected(cutlass_calls, {"cutlass"}).empty());
+    auto v = check_symbols({"__wrap_cudaLaunchKernelExC"}, {});
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_NE(v[0].reason.find("library cutlass is not allowed by this task"), std::string::npos) << v[0].reason;
+    for (const char* s : {"cudaLaunchKernelExC@libcudart.so.13", "cudaLaunchKernelExC_ptsz", "cudaGetDriverEntryPointByVersion",
+                          "cuLaunchKernelEx", "cuGetProcAddress_v2"}) {
+        auto denied = check_symbols({s}, {"cutlass"});
+        ASSERT_EQ(denied.size(), 1u) << s;
+        EXPECT_FALSE(denied[0].reason.empty());
+    }
+    // A candidate's own gate would be linked in place of kernelpro's: exporting one is refused.
+    EXPECT_TRUE(exported_symbol_interposes("__wrap_cudaLaunchKernelExC"));
+    EXPECT_TRUE(exported_symbol_interposes("__real_cudaLaunchKernelExC"));
+    EXPECT_FALSE(exported_symbol_interposes("kp_forward"));
+}
+
 TEST(StaticGuard, UnknownCallsAreRejected) {
     EXPECT_EQ(rejected({"mysterious_call"}), std::vector<std::string>{"mysterious_call"});
 }

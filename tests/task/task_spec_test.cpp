@@ -113,6 +113,25 @@ TEST(TaskSpec, UnknownLibraryAndMissingFile) {
     EXPECT_FALSE(load_task("/nonexistent/kp-task").ok());
 }
 
+TEST(TaskSpec, CutlassAndTheCompileTimeLimit) {
+    std::string toml = std::string(kValid) + "[build]\nlibraries = [\"cutlass\", \"cublas\"]\ncompile_timeout_s = 240\n";
+    auto task = load_task(write_task(toml));
+    ASSERT_TRUE(task.ok()) << task.error().message;
+    EXPECT_TRUE(task->allows_library("cutlass"));
+    EXPECT_FALSE(task->allows_library("curand"));
+    EXPECT_EQ(task->compile_timeout_seconds, 240);
+    EXPECT_EQ(to_json(*task)["compile_timeout_s"], 240);
+    EXPECT_FALSE(load_task(write_task(kValid))->compile_timeout_seconds.has_value());
+    for (const char* bad : {"0", "2.5", "-3", "\"long\"", "99999"}) {
+        auto refused = load_task(write_task(std::string(kValid) + "[build]\ncompile_timeout_s = " + bad + "\n"));
+        ASSERT_FALSE(refused.ok()) << bad;
+        EXPECT_NE(refused.error().message.find("build.compile_timeout_s"), std::string::npos) << refused.error().message;
+    }
+    auto unknown = load_task(write_task(std::string(kValid) + "[build]\nlibraries = [\"cute\"]\n"));
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_NE(unknown.error().message.find("allowed: cublas, cublasLt, curand, cutlass"), std::string::npos) << unknown.error().message;
+}
+
 TEST(TaskSpec, StridedStorage) {
     TensorSpec t;
     t.shape = {4, 3};

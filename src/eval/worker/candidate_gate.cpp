@@ -1,5 +1,7 @@
 #include "eval/worker/candidate_gate.h"
 
+#include "eval/worker/launch_gate_client.h"
+
 namespace kp::worker {
 
 namespace {
@@ -16,6 +18,8 @@ void CandidateGate::check_preflight() const {
 
 void CandidateGate::enter() {
     if (confinement_.entered()) return;
+    // Trusted, and needed by the candidate's own dependencies: loaded while files may still be read.
+    if (!request_.launch_gate_library.empty()) load_launch_gate(request_.launch_gate_library);
     std::vector<std::string> libraries;
     for (const auto* path : {&request_.candidate_library, &request_.baseline_library, &request_.reference_library, &request_.counters_library})
         if (!path->empty()) libraries.push_back(*path);

@@ -4,6 +4,7 @@
 
 #include "common/stopwatch.h"
 #include "eval/worker/device_ops.h"
+#include "eval/worker/launch_gate_client.h"
 #include "eval/worker/worker_failure.h"
 
 namespace kp::worker {
@@ -82,6 +83,9 @@ void GpuSession::wait_all(const std::string& phase) {
 namespace {
 // What kp_forward's return code and the launch error say about the call, as a failure.
 void check_forward(const KernelLibrary& library, int rc, cudaError_t launch, const std::string& phase) {
+    // A launch the gate refused decides, whatever the candidate made of its cudaErrorNotPermitted.
+    if (std::string refused = launch_gate_refusal(); !refused.empty())
+        throw WorkerFailure(FailureClass::RejectedByGuard, phase + ": " + library.role() + ": " + refused, phase);
     std::string why = rc != 0 ? library.error_text() : "";
     if (launch != cudaSuccess)
         throw WorkerFailure(classify_cuda_error(launch),
