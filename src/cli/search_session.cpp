@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "autoprofiler/profile_walk.h"
+#include "build/cutlass_install.h"
 #include "build/gpu_arch.h"
 #include "cli/commands.h"
 #include "kernelbench/first_version.h"
@@ -99,21 +100,18 @@ bool allows_cutlass(const TaskSpec& task) {
 }
 
 // The tree the writer's code-search tools read: the CUTLASS install a CUTLASS task builds
-// against, named by $KERNELPRO_CUTLASS_DIR (a folder holding include/cutlass, or the wheel's
-// cutlass_library folder holding source/include/cutlass). "" when the task does not allow CUTLASS
-// or no tree is found (the CuTe coder then writes without the tools, and says so).
+// against (build/cutlass_install.h: --cutlass-dir / $KERNELPRO_CUTLASS_DIR, the nvidia-cutlass
+// wheel). "" when the task does not allow CUTLASS or no install is found (the CuTe coder then
+// writes without the tools, and says so).
 std::string code_search_tree_for(const TaskSpec& task) {
     if (!allows_cutlass(task)) return "";
-    const char* variable = std::getenv("KERNELPRO_CUTLASS_DIR");
-    std::error_code ec;
-    std::filesystem::path root = variable && *variable ? std::filesystem::path(variable) : std::filesystem::path();
-    if (!root.empty() && std::filesystem::is_directory(root / "source" / "include" / "cutlass", ec)) root /= "source";
-    if (root.empty() || !std::filesystem::is_directory(root / "include" / "cutlass", ec)) {
-        std::cerr << "note: the task allows CUTLASS but no CUTLASS tree was found (KERNELPRO_CUTLASS_DIR): the CuTe "
-                     "coder writes without code search\n";
+    auto install = locate_cutlass();
+    if (!install) {
+        std::cerr << "note: the task allows CUTLASS but no CUTLASS tree was found: the CuTe coder writes without code search ("
+                  << install.error().message << ")\n";
         return "";
     }
-    return std::filesystem::absolute(root).string();
+    return std::filesystem::absolute(install->root).string();
 }
 
 }  // namespace

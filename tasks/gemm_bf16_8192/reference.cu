@@ -1,0 +1,1 @@
+../gemm_bf16/reference.cu

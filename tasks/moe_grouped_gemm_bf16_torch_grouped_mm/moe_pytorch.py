@@ -1,0 +1,1 @@
+../moe_grouped_gemm_bf16/moe_pytorch.py

@@ -1,0 +1,1 @@
+../../moe_grouped_gemm_bf16/candidates/naive.cu
