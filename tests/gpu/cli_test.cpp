@@ -32,7 +32,8 @@ TEST(DoctorCommand, ReportsAsJsonAndExitsZero) {
     auto run = run_command({"doctor", "--json"});
     EXPECT_EQ(run.exit_code, 0);
     auto j = nlohmann::json::parse(run.out);
-    ASSERT_EQ(j["tools"].size(), 7u);
+    ASSERT_EQ(j["tools"].size(), 8u);  // nvcc ncu nvdisasm cuobjdump compute-sanitizer cupti nvml cutlass
+    EXPECT_EQ(j["tools"][7].value("name", ""), "cutlass") << j["tools"].dump();
     EXPECT_TRUE(j["ready"].contains("evaluate"));
     // Counters have two ways in (CUPTI in the worker, ncu); the helper that allows the first is listed.
     bool counters_helper = false;
