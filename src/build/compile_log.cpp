@@ -28,8 +28,14 @@ bool starts_diagnostic(const std::string& line) {
            line.find(" error detected in the compilation") != std::string::npos;
 }
 
+// The first `n` bytes of `text`, backed up to a UTF-8 character boundary (a cut never splits one).
+size_t utf8_boundary(const std::string& text, size_t n) {
+    while (n > 0 && n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+    return n;
+}
+
 std::string cut(const std::string& line, size_t max_chars) {
-    return line.size() <= max_chars ? line : line.substr(0, max_chars) + " [...]";
+    return line.size() <= max_chars ? line : line.substr(0, utf8_boundary(line, max_chars)) + " [...]";
 }
 
 // `instantiation of "auto cute::crd2idx(...) [with Coord=..., ...]" at line 171 of layout.hpp`:
@@ -39,7 +45,7 @@ std::string shorten_frame(const std::string& line, const TrimOptions& options) {
     auto with = out.find(" [with ");
     auto close = out.rfind("]\" at line ");
     if (with != std::string::npos && close != std::string::npos && close > with + 7 + options.max_template_arguments_chars)
-        out = out.substr(0, with + 7 + options.max_template_arguments_chars) + " ..." + out.substr(close);
+        out = out.substr(0, utf8_boundary(out, with + 7 + options.max_template_arguments_chars)) + " ..." + out.substr(close);
     return cut(out, options.max_line_chars);
 }
 
