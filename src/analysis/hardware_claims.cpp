@@ -63,6 +63,19 @@ const std::vector<std::string>& opcodes_showing(const std::string& feature) {
     return none;
 }
 
+OpcodeCounts count_opcodes(const profile::SassFunction& function) {
+    OpcodeCounts counts;
+    for (const auto& instruction : function.instructions) ++counts[std::string(instruction.base_opcode())];
+    return counts;
+}
+
+OpcodeCounts count_opcodes(const std::vector<const profile::SassFunction*>& functions) {
+    OpcodeCounts counts;
+    for (const auto* f : functions)
+        for (const auto& [opcode, n] : count_opcodes(*f)) counts[opcode] += n;
+    return counts;
+}
+
 std::vector<HardwareClaim> unbacked_claims(const std::vector<HardwareClaim>& claims, const OpcodeCounts& counts) {
     std::vector<HardwareClaim> unbacked;
     for (const auto& claim : claims) {

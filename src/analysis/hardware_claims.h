@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "profile/sass_program.h"
+
 namespace kp::analysis {
 
 struct HardwareClaim {
@@ -30,6 +32,10 @@ const std::vector<std::string>& opcodes_showing(const std::string& feature);
 
 // How many instructions of each base opcode a kernel (or a whole candidate) has.
 using OpcodeCounts = std::map<std::string, int>;
+
+// Counts of one function's instructions; of several, summed (a candidate's every kernel).
+OpcodeCounts count_opcodes(const profile::SassFunction& function);
+OpcodeCounts count_opcodes(const std::vector<const profile::SassFunction*>& functions);
 
 // The claims that `counts` do not show, in the order given.
 std::vector<HardwareClaim> unbacked_claims(const std::vector<HardwareClaim>& claims, const OpcodeCounts& counts);

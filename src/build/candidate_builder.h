@@ -22,7 +22,7 @@ struct BuildRequest {
     ParameterValues parameters;          // tunable values, passed as -D NAME=value
     std::vector<std::string> libraries;  // task-allowed libraries to link (cublas, ...; cutlass: headers)
     bool apply_guard = true;             // false only for trusted code (task references)
-    std::optional<std::chrono::seconds> timeout;  // the task's compile_timeout_s; else BuilderOptions::timeout
+    std::optional<std::chrono::seconds> timeout = std::nullopt;  // the task's compile_timeout_s; else BuilderOptions::timeout
 };
 
 // The name of the library that carries CUTLASS candidates' cluster launches: it defines

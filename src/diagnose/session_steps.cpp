@@ -1,12 +1,14 @@
 #include "diagnose/session_steps.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "analysis/call_profile.h"
 #include "analysis/tool_registry.h"
 #include "eval/protocol.h"
 #include "eval/worker_client.h"
 #include "profile/sass_summary.h"
+#include "common/files.h"
 #include "common/utf8.h"
 
 namespace kp::diagnose {
@@ -14,6 +16,16 @@ namespace kp::diagnose {
 namespace fs = std::filesystem;
 
 namespace {
+
+std::vector<std::string> source_lines(const std::filesystem::path& file) {
+    std::vector<std::string> lines;
+    auto text = read_text_file(file);
+    if (!text) return lines;
+    std::istringstream in(*text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
 
 // The cache key of every GPU result of one profile: the binary, the task (its shapes and inputs),
 // the GPU with its driver, and the ncu asked for.
@@ -87,6 +99,8 @@ analysis::ProfileData kernel_data(const ProfileSession& s, const std::string& ke
     if (s.task.cost.flops > 0) data.task.min_flops = s.task.cost.flops;
     if (s.task.cost.bytes > 0) data.task.min_bytes = s.task.cost.bytes;
     data.task.precision = gpu::flop_precision_of_task(s.task.cost.precision);
+    // The candidate's text: for quoting lines, and for what it says it uses (hardware claims).
+    data.source_text = source_lines(s.build.source_copy);
     if (s.sass)
         if (const profile::SassFunction* f = s.sass->find_function(kernel_name)) {
             data.sass_function = *f;

@@ -19,8 +19,8 @@ namespace {
 struct Entry {
     std::string file, trick, expect;
     std::string task = "task";  // the folder under tests/adversarial (task_cutlass: CUTLASS allowed)
-    std::vector<std::string> also;
-    ParameterValues parameters;  // escapes: KP_GOAL and KP_ROUTE
+    std::vector<std::string> also{};
+    ParameterValues parameters{};  // escapes: KP_GOAL and KP_ROUTE
     bool guard = true;
 };
 

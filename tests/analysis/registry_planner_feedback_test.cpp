@@ -19,13 +19,14 @@ TEST(ToolRegistry, HoldsSixteenDocumentedTools) {
         EXPECT_FALSE(tool->classes().empty()) << tool->name();
         EXPECT_FALSE(tool->threshold().empty()) << tool->name();
         DataNeeds needs = tool->needs();
-        EXPECT_TRUE(!needs.metrics.empty() || needs.timeline) << tool->name();
+        // Every tool reads something: counters, the timeline, or (the static SASS tools) the SASS.
+        EXPECT_TRUE(!needs.metrics.empty() || needs.timeline || needs.sass) << tool->name();
     }
     EXPECT_EQ(names.size(), tools.size());
     for (const char* expected : {"uncoalesced_global_access", "shared_bank_conflicts", "narrow_global_access", "register_spills",
                                  "occupancy_limit", "small_grid_tail", "warp_divergence", "long_scoreboard_latency",
                                  "math_pipe_saturation", "matmul_without_tensor_cores", "fp64_or_unfused_math", "dram_traffic_excess",
-                                 "l2_locality", "launch_overhead", "barrier_stalls", "atomic_contention"})
+                                 "l2_locality", "launch_overhead", "barrier_stalls", "atomic_contention", "unbacked_hardware_claim"})
         EXPECT_NE(registry.find(expected), nullptr) << expected;
     EXPECT_EQ(registry.find("nonexistent"), nullptr);
     // Class gating: the memory-bound set excludes compute-only tools.

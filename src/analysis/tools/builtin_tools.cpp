@@ -21,6 +21,7 @@ std::vector<std::unique_ptr<MicroTool>> make_builtin_tools() {
     tools.push_back(make_barrier_stalls_tool());
     tools.push_back(make_atomic_contention_tool());
     tools.push_back(make_missing_data_reuse_tool());
+    tools.push_back(make_unbacked_hardware_claims_tool());
     return tools;
 }
 

@@ -26,6 +26,7 @@ std::unique_ptr<MicroTool> make_launch_overhead_tool();
 std::unique_ptr<MicroTool> make_barrier_stalls_tool();
 std::unique_ptr<MicroTool> make_atomic_contention_tool();
 std::unique_ptr<MicroTool> make_missing_data_reuse_tool();
+std::unique_ptr<MicroTool> make_unbacked_hardware_claims_tool();
 
 std::vector<std::unique_ptr<MicroTool>> make_builtin_tools();
 

@@ -2,25 +2,13 @@
 // replay passes: no second worker, one more call, kernel-serialized): the warps' stall reasons per
 // PC, mapped to the candidate's source lines through nvdisasm's line info, so each finding can
 // quote the lines behind its cost (analysis/line_evidence.h). This collector asks the counters run
-// for the samples and hands each kernel its lines and the candidate's text.
-#include <sstream>
-
-#include "common/files.h"
+// for the samples and hands each kernel its lines.
 #include "diagnose/collector.h"
 #include "diagnose/session_steps.h"
 
 namespace kp::diagnose {
 
 namespace {
-
-std::vector<std::string> source_lines(const std::filesystem::path& file) {
-    std::vector<std::string> lines;
-    auto text = read_text_file(file);
-    if (!text) return lines;
-    std::istringstream in(*text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
 
 class PcSamplingCollector final : public Collector {
 public:
@@ -37,13 +25,11 @@ public:
     Status collect(CollectorStage, ProfileSession& s) const override {
         if (!s.pc_sampling) return {};
         ChargeTime charge{s.report.collector_seconds["pcsampling"]};
-        const std::vector<std::string> text = source_lines(s.build.source_copy);
         for (auto& data : s.kernels) {
             if (!data.sass_function) continue;
             auto lines = profile::samples_by_line(*s.pc_sampling, *data.sass_function);
             if (lines.samples == 0) continue;
-            data.line_samples = std::move(lines);
-            data.source_text = text;
+            data.line_samples = std::move(lines);  // the text is every kernel's already (kernel_data)
         }
         if (s.pc_sampling->dropped_samples > 0)
             s.report.notes.push_back("pc sampling: " + std::to_string(s.pc_sampling->dropped_samples) + " of " +
