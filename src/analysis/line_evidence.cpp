@@ -28,6 +28,8 @@ std::vector<std::string_view> stall_reasons_for(std::string_view tool) {
         {"small_grid_tail", {}},
         {"occupancy_limit", {}},
         {"launch_overhead", {}},
+        // About what the source says (its evidence is the claim's own line), not where time goes.
+        {"unbacked_hardware_claim", {}},
     };
     auto found = reasons.find(tool);
     if (found == reasons.end()) return {"*"};

@@ -42,6 +42,7 @@ struct ProfileData {
     // source text, so findings can quote the lines behind their cost (line_evidence.h).
     std::optional<profile::KernelLineSamples> line_samples;
     std::vector<std::string> source_text;  // line N is source_text[N - 1]
+    std::string source_name;               // how findings name that file (the user's path)
     // What the GPU can do, with its limits; empty (not known()) when there are no ceilings for it,
     // and then the roofline cannot be placed.
     gpu::DeviceCeilings ceilings;

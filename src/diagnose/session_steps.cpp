@@ -35,9 +35,14 @@ std::string profile_cache_key(const BuildOutcome& build, const TaskSpec& task, c
 
 // Line info names the file nvcc compiled (a scratch copy, renamed into the build cache
 // afterwards): show the candidate's own name instead.
+// The candidate's file as the user named it (the compiled copy's path otherwise).
+std::string shown_source_name(const ProfileSession& s) {
+    return s.options.source_name.empty() ? s.build.source_copy.string() : s.options.source_name;
+}
+
 void name_source_lines_as_the_candidate(profile::SassFunction& function, const ProfileSession& s) {
     const std::string compiled = s.build.source_copy.filename().string();
-    const std::string shown = s.options.source_name.empty() ? s.build.source_copy.string() : s.options.source_name;
+    const std::string shown = shown_source_name(s);
     for (auto& instruction : function.instructions)
         if (instruction.location && fs::path(instruction.location->file).filename() == compiled &&
             instruction.location->file.find(s.build.key) != std::string::npos)
@@ -101,6 +106,7 @@ analysis::ProfileData kernel_data(const ProfileSession& s, const std::string& ke
     data.task.precision = gpu::flop_precision_of_task(s.task.cost.precision);
     // The candidate's text: for quoting lines, and for what it says it uses (hardware claims).
     data.source_text = source_lines(s.build.source_copy);
+    data.source_name = shown_source_name(s);
     if (s.sass)
         if (const profile::SassFunction* f = s.sass->find_function(kernel_name)) {
             data.sass_function = *f;

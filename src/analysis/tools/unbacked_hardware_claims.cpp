@@ -34,7 +34,7 @@ public:
         if (!data.sass_function || data.source_text.empty()) return std::nullopt;
         std::string text;
         for (const auto& line : data.source_text) text += line + "\n";
-        auto unbacked = unbacked_claims(find_hardware_claims(text, "candidate.cu", true), count_opcodes(*data.sass_function));
+        auto unbacked = unbacked_claims(find_hardware_claims(text, data.source_name.empty() ? "candidate.cu" : data.source_name, true), count_opcodes(*data.sass_function));
         if (unbacked.empty()) return std::nullopt;
         Finding f;
         bool matrix_units = false;
