@@ -90,6 +90,14 @@ search::EvaluationOutcome outcome_from_report(const EvaluationReport& report) {
                                          {"time", report.time_seconds},
                                          {"total", report.total_seconds}};
     if (!report.warnings.empty()) out.details["warnings"] = report.warnings;
+    // Which GPU ran it (a pool's slot; the worker's own name and UUID): results never depend on it
+    // beyond this record.
+    if (report.device.is_object() && !report.device.empty()) {
+        nlohmann::json device = nlohmann::json::object();
+        for (const char* key : {"name", "index", "uuid", "pci_bus_id"})
+            if (report.device.contains(key)) device[key] = report.device[key];
+        out.details["device"] = device;
+    }
     return out;
 }
 
@@ -129,7 +137,24 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
     if (profile_options_ && outcome.correct() && report->candidate_build) {
         // The main (longest) kernel's findings for the tuner; the LLM reads the call's feedback
         // (every kernel's share and the findings ranked on the whole call when it has several).
-        auto profiled = diagnose::profile_candidate_report(task_, *report->candidate_build, *profile_options_);
+        // With a pool the profile takes a slot too (pinned to its GPU), so it never disturbs a timing.
+        Result<diagnose::ProfileReport> profiled = make_error("profile: not run");
+        auto profile_on = [&](const diagnose::ProfileOptions& options) {
+            profiled = diagnose::profile_candidate_report(task_, *report->candidate_build, options);
+        };
+        if (GpuPool* pool = evaluator_.gpu_pool()) {
+            auto ran = pool->run(
+                [&](int, const GpuSlot& device) {
+                    diagnose::ProfileOptions options = *profile_options_;
+                    if (!device.pin.empty()) options.environment["CUDA_VISIBLE_DEVICES"] = device.pin;
+                    profile_on(options);
+                    return SlotVerdict{};
+                },
+                /*evaluation=*/false);
+            if (!ran.ok()) return ran.error();
+        } else {
+            profile_on(*profile_options_);
+        }
         if (profiled.ok() && !profiled->kernels.empty()) {
             const analysis::Diagnosis& diagnosis = profiled->kernels.front().diagnosis;
             outcome.roofline_class = std::string(analysis::to_string(diagnosis.roofline.kind));
