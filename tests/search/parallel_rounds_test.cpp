@@ -16,7 +16,7 @@ namespace {
 class ConcurrentEvaluator : public Evaluator {
 public:
     explicit ConcurrentEvaluator(bool reverse_delays) : reverse_(reverse_delays) {}
-    Result<EvaluationOutcome> evaluate(const EvaluationRequest& request) override {
+    kp::Result<EvaluationOutcome> evaluate(const EvaluationRequest& request) override {
         int now = ++in_flight_;
         for (int seen = peak.load(); now > seen && !peak.compare_exchange_weak(seen, now);) {
         }
