@@ -54,7 +54,7 @@ TEST(GpuPoolCli, MoreGpusThanTheMachineHasIsAnEnvironmentError) {
 TEST(GpuPoolCli, AFailedGpuGivesItsEvaluationsBackAndIsReported) {
     fs::path out = scratch("kp-gpus-retire");
     const std::string tasks = kp::testing::source_path("tasks").string();
-    auto run = run_kernelpro({"bench", tasks, "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "2", "--gpus", "0,1", "--jobs", "4",
+    auto run = run_kernelpro({"bench", tasks, "--tasks", "gelu_f16,transpose_f32", "--budget-evals", "2", "--gpus", "1,0", "--jobs", "4",
                               "--out", (out / "bench").string()},
                              out, stand_in("fails_on_gpu_1.sh"));
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
@@ -63,11 +63,13 @@ TEST(GpuPoolCli, AFailedGpuGivesItsEvaluationsBackAndIsReported) {
     ASSERT_TRUE(results.is_object());
     const auto& pool = results["gpu_pool"];
     ASSERT_EQ(pool["retired"].size(), 1u) << pool.dump(2);
-    EXPECT_EQ(pool["retired"][0]["slot"], 1);
+    // The broken GPU 1 is the first slot, so the first evaluation meets it (free slots go lowest first).
+    EXPECT_EQ(pool["retired"][0]["slot"], 0);
+    EXPECT_EQ(pool["retired"][0]["device"]["index"], 1);
     const auto& throughput = pool["throughput"];
     EXPECT_EQ(throughput["gpus"], 2);
     EXPECT_GT(throughput["evaluations"].get<long>(), 0);
-    EXPECT_EQ(throughput["evaluations_per_gpu"][1], 0);  // nothing finished on the dead GPU
+    EXPECT_EQ(throughput["evaluations_per_gpu"][0], 0);  // nothing finished on the dead GPU
     EXPECT_GT(throughput["candidates_per_gpu_hour"].get<double>(), 0);
     for (const char* key : {"gpu_busy_fraction", "compile_timing_overlap"}) EXPECT_TRUE(throughput[key].is_number()) << key;
     auto md = read_text_file(out / "bench" / "results.md");
