@@ -33,7 +33,12 @@ void add_gpus_option(CLI::App& cmd, std::string& value) {
         ->check(CLI::Validator(
             [](std::string& text) -> std::string {
                 auto parsed = gpu::parse_gpu_selection(text);
-                return parsed.ok() ? std::string() : parsed.error().message;
+                if (parsed.ok()) return {};
+                // CLI11 puts "--gpus: " in front of the message already.
+                std::string message = parsed.error().message;
+                for (const char* prefix : {"--gpus: ", "--gpus "})
+                    if (message.rfind(prefix, 0) == 0) return message.substr(std::string(prefix).size());
+                return message;
             },
             "all|N|LIST"));
 }

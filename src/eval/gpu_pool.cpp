@@ -46,7 +46,9 @@ Status GpuPool::run(const Job& job, bool evaluation) {
         std::string failed;
         if (verdict.device_suspect) {
             if (!check_) failed = verdict.reason;
-            else if (auto healthy = check_(slots_[slot]); !healthy) failed = verdict.reason + " (check: " + healthy.error().message + ")";
+            else if (auto healthy = check_(slots_[slot]); !healthy)
+                failed = healthy.error().message == verdict.reason ? verdict.reason
+                                                                    : verdict.reason + " (check: " + healthy.error().message + ")";
         }
         meter_.note_busy(static_cast<int>(slot), {start, meter_now()}, evaluation && failed.empty());
         std::lock_guard<std::mutex> lock(mutex_);

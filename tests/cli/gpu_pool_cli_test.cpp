@@ -89,6 +89,23 @@ TEST(GpuPoolCli, AFailedGpuGivesItsEvaluationsBackAndIsReported) {
     EXPECT_GT(seen, 0);
 }
 
+TEST(GpuPoolCli, OptimizeOnAPoolRetiresTheFailedGpuAndFinishesOnTheOther) {
+    fs::path out = scratch("kp-gpus-optimize-retire");
+    auto run = run_kernelpro({"optimize", kp::testing::source_path("tasks/gelu_f16").string(), "--gpus", "1,0", "--budget-evals", "5",
+                              "--out", (out / "run").string(), "--store", (out / "runs.db").string(), "-q"},
+                             out, stand_in("fails_on_gpu_1.sh"));
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_NE(run.err.find("run 1: evaluation_budget after 5 evaluations"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("warning: retired GPU 1"), std::string::npos) << run.err;
+    auto pool = read_json(out / "run" / "gpu_pool.json");
+    EXPECT_EQ(pool["throughput"]["gpus"], 2);
+    EXPECT_EQ(pool["retired"].size(), 1u);
+    auto summary = read_text_file(out / "run" / "summary.md");
+    ASSERT_TRUE(summary.ok());
+    EXPECT_NE(summary->find("## GPU pool"), std::string::npos);
+    EXPECT_NE(summary->find("Retired: GPU 1"), std::string::npos);
+}
+
 // On the GPU (the lead's H200): two workers share GPU 0, over three example tasks, and the
 // table and each evaluation's device come out as with one worker.
 TEST(GpuPoolCli, TwoWorkersSharingOneGpuBenchThreeTasks) {
