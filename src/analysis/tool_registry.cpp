@@ -28,6 +28,12 @@ std::vector<const MicroTool*> ToolRegistry::all() const {
     return out;
 }
 
+std::vector<std::string> ToolRegistry::names() const {
+    std::vector<std::string> out;
+    for (const auto& tool : tools_) out.emplace_back(tool->name());
+    return out;
+}
+
 std::vector<const MicroTool*> ToolRegistry::for_class(RooflineClass kind) const {
     std::vector<const MicroTool*> out;
     for (const auto& tool : tools_) {

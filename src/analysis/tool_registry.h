@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,7 @@ public:
     void add(std::unique_ptr<MicroTool> tool);  // a second tool with the same name replaces the first
     const MicroTool* find(std::string_view name) const;
     std::vector<const MicroTool*> all() const;
+    std::vector<std::string> names() const;  // every tool's, in registration order
     std::vector<const MicroTool*> for_class(RooflineClass kind) const;
 
 private:

@@ -57,8 +57,7 @@ Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& optio
     BuilderOptions build_options;
     build_options.arch = detect_gpu_arch();
     CandidateBuilder builder(build_options);
-    std::vector<std::string> every_tool;
-    for (const auto* t : analysis::default_tool_registry().all()) every_tool.emplace_back(t->name());
+    const std::vector<std::string> every_tool = analysis::default_tool_registry().names();
 
     std::vector<KernelRecord> out;
     auto* kernels = manifest["kernel"].as_array();

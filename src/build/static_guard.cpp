@@ -81,6 +81,11 @@ const std::vector<const char*>& allow_patterns() {
         "__gmon_start__|_ITM_\\w+|__tls_get_addr|__dso_handle|_GLOBAL_OFFSET_TABLE_|__libc_single_threaded|__once_proxy|"
         "pthread_once|pthread_mutex_(lock|unlock|init|destroy)|pthread_key_create|pthread_getspecific|pthread_setspecific|"
         "__pthread_key_create|__cxa_thread_atexit_impl",
+        // The compiler's arithmetic helpers (libgcc): 128-bit division and shifts, float/int
+        // conversions, bit counts. Pure functions of their arguments (CUTLASS's host-side tile
+        // scheduler divides 128-bit values: __udivti3).
+        "__(u?(div|mod)[dt]i3|udivmod[dt]i4|(ash|lsh)[lr][dt]i3|mul[dt]i3|(popcount|clz|ctz|ffs|parity)[sdt]i2|"
+        "(float|floatun)[sdt]i[sdtx]f|(fix|fixuns)[sdtx]f[sdt]i|extend\\w+f2|trunc\\w+f2)",
         // libm
         "(a?(sin|cos|tan)h?|atan2|exp(2|10|m1)?|log(2|10|1p)?|pow|sqrt|cbrt|hypot|fabs|floor|ceil|round|trunc|fmod|remainder|"
         "fmin|fmax|fma|ldexp|frexp|modf|erf|erfc|tgamma|lgamma|nearbyint|rint|lrint|llrint|lround|llround|copysign|nan|"

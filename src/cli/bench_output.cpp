@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/files.h"
+#include "eval/gpu_pool.h"
 
 namespace kp::cli {
 
@@ -83,14 +84,17 @@ std::string bench_table_title(const std::string& tasks_dir, size_t problems) {
 }
 
 void write_bench_table(const fs::path& out, const std::vector<kernelbench::BenchProblemResult>& rows, const std::string& title,
-                       const std::string& suite) {
+                       const std::string& suite, const GpuPool* pool) {
     std::time_t now = std::time(nullptr);
     std::tm tm{};
     gmtime_r(&now, &tm);
     char created[32];
     std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    (void)write_file_atomically(out / "results.md", kernelbench::bench_table_markdown(rows, title));
-    (void)write_file_atomically(out / "results.json", kernelbench::bench_table_json(rows, suite, created).dump(2) + "\n");
+    (void)write_file_atomically(out / "results.md",
+                                kernelbench::bench_table_markdown(rows, title) + (pool ? "\n" + pool->summary_markdown() : ""));
+    nlohmann::json json = kernelbench::bench_table_json(rows, suite, created);
+    if (pool) json["gpu_pool"] = pool->to_json();
+    (void)write_file_atomically(out / "results.json", json.dump(2) + "\n");
 }
 
 }  // namespace kp::cli

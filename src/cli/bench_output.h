@@ -13,6 +13,10 @@
 
 #include "kernelbench/bench_table.h"
 
+namespace kp {
+class GpuPool;
+}
+
 namespace kp::cli {
 
 // What a bench (or one shard of it) was asked to do: the title and suite of its table, and the
@@ -49,8 +53,9 @@ private:
 // The table's title, the same for a bench, one of its shards and their merge.
 std::string bench_table_title(const std::string& tasks_dir, size_t problems);
 
-// OUT/results.md and OUT/results.json (with the time it was written).
+// OUT/results.md and OUT/results.json (with the time it was written); with a pool, its GPUs and
+// throughput too (this invocation's: a resumed bench reports its own session).
 void write_bench_table(const std::filesystem::path& out, const std::vector<kernelbench::BenchProblemResult>& rows,
-                       const std::string& title, const std::string& suite);
+                       const std::string& title, const std::string& suite, const GpuPool* pool = nullptr);
 
 }  // namespace kp::cli

@@ -192,13 +192,13 @@ kernelbench::BenchProblemResult run_bench_problem(const BenchProblem& problem, c
     recipe.out_dir = fs::absolute(out_dir).string();
     recipe.store = fs::absolute(settings.store_path).string();
     recipe.working_directory = fs::current_path().string();
+    session.gpu_pool = shared.pool;
     auto context = proposer_context(session);
     if (assemble_session(session, context) != kExitOk) {
         row.status = "error";
         row.reason = "the proposers could not be made (see the lines above)";
         return row;
     }
-    session.gpu->set_worker_gate(&shared.worker_gate);
     search::SearchConfig config;
     config.seed = settings.seed;
     config.stop_limits["evaluation_budget"] = static_cast<double>(settings.budget_evals);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cli/llm_option.h"
+#include "eval/gpu_pool.h"
 #include "kernelbench/bench_table.h"
 
 namespace kp::search {
@@ -44,9 +45,9 @@ struct BenchProblem {
     std::optional<std::int64_t> resume_run;  // an unfinished run of this problem in the store
 };
 
-// Shared by the problems running at once: one worker on the GPU at a time, and a stop request.
+// Shared by the problems running at once: the GPU pool (one worker per GPU at a time), and a stop request.
 struct BenchShared {
-    std::mutex worker_gate;
+    GpuPool* pool = nullptr;
     std::atomic<bool> stop{false};
     std::mutex drivers_mutex;
     std::vector<search::SearchDriver*> drivers;  // running now, told to stop on Ctrl-C

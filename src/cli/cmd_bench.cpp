@@ -1,8 +1,9 @@
 // kernelpro bench TASKS_DIR [--tasks a,b] [--llm SPEC] [--from-dir DIR] [--budget-evals N] [--budget-seconds S]
-//                           [--jobs N] [--out DIR] [--store PATH] [--seed N] [--no-compile-baseline]
+//                           [--jobs N] [--gpus all|0,2|N] [--out DIR] [--store PATH] [--seed N] [--no-compile-baseline]
 // Runs optimize on every task folder under TASKS_DIR (an imported KernelBench level, the example
-// tasks, a user's own), several problems at once (their builds overlap; one worker uses the GPU at a
-// time), and writes OUT/results.md and OUT/results.json (docs/kernelbench.md). Interrupted, it
+// tasks, a user's own), several problems at once (their builds overlap; each GPU of the pool runs
+// one worker at a time), and writes OUT/results.md and OUT/results.json (docs/kernelbench.md), with
+// the pool's throughput (GPU busy fraction, compile/timing overlap, candidates per GPU-hour). Interrupted, it
 // resumes: running the same command again skips finished problems and resumes unfinished runs from
 // the run store. `--shard I/K` runs one share of the problems (bench_shards.h), `--slurm` submits
 // the shards as one Slurm job array (slurm_submit.h) and `bench merge` folds them into one table
@@ -22,6 +23,7 @@
 #include "cli/slurm_submit.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "cli/gpu_pool_option.h"
 #include "common/files.h"
 #include "search/search_driver.h"
 #include "store/run_store.h"
@@ -33,10 +35,10 @@ namespace fs = std::filesystem;
 namespace {
 
 struct BenchArgs {
-    std::string tasks_dir, tasks, out, store, from_dir, llm, llm_config, llm_record, llm_replay;
+    std::string tasks_dir, tasks, out, store, from_dir, llm, llm_config, llm_record, llm_replay, gpus;
     std::int64_t budget_evals = 8;
     double budget_seconds = 0;
-    int jobs = 2;
+    int jobs = 0;  // 0: two problems per GPU
     std::uint64_t seed = 1;
     bool no_compile = false, baselines_in_search = false, profile = false, quiet = false;
     std::string profile_tree;
@@ -89,6 +91,12 @@ int run_bench(const BenchArgs& a) {
         std::cerr << "error: " << gpu.error().message << "\n";
         return kExitEnvironment;
     }
+    auto pool = make_gpu_pool(a.gpus);
+    if (!pool) {
+        std::cerr << "error: " << pool.error().message << "\n";
+        return kExitEnvironment;
+    }
+    const int jobs = a.jobs > 0 ? a.jobs : static_cast<int>(2 * (*pool)->size());
     BenchSettings settings;
     if (a.out.empty()) {
         // Benches started in the same second get folders of their own; --out DIR is reused (resumed).
@@ -134,9 +142,10 @@ int run_bench(const BenchArgs& a) {
         rows[i] = manifest.finished(folders[i].filename().string());
         if (!rows[i]) todo.push_back(i);
     }
-    std::cerr << fmt::format("bench: {} problems ({} already done), {} at a time, out {}\n", folders.size(), folders.size() - todo.size(),
-                             std::max(1, a.jobs), settings.out_dir.string());
+    std::cerr << fmt::format("bench: {} problems ({} already done), {} at a time on {} GPU slot{}, out {}\n", folders.size(),
+                             folders.size() - todo.size(), jobs, (*pool)->size(), (*pool)->size() == 1 ? "" : "s", settings.out_dir.string());
     BenchShared shared;
+    shared.pool = pool->get();
     g_shared.store(&shared);
     auto previous = std::signal(SIGINT, on_bench_interrupt);
     std::mutex next_mutex, print_mutex;
@@ -166,7 +175,7 @@ int run_bench(const BenchArgs& a) {
         for (auto* d : shared.drivers) d->request_stop();
     });
     std::vector<std::thread> threads;
-    for (int t = 0; t < std::max(1, a.jobs); ++t) threads.emplace_back(work);
+    for (int t = 0; t < jobs; ++t) threads.emplace_back(work);
     for (auto& t : threads) t.join();
     g_shared.store(nullptr);
     stopper.join();
@@ -174,7 +183,9 @@ int run_bench(const BenchArgs& a) {
     std::vector<kernelbench::BenchProblemResult> done;
     for (auto& r : rows)
         if (r) done.push_back(*r);
-    write_bench_table(settings.out_dir, done, bench_table_title(a.tasks_dir, done.size()), plan.suite);
+    write_bench_table(settings.out_dir, done, bench_table_title(a.tasks_dir, done.size()), plan.suite, pool->get());
+    std::cerr << "throughput: " << (*pool)->meter().figures().summary() << "\n";
+    for (const auto& r : (*pool)->retired()) std::cerr << "warning: retired " << r.device.label() << ": " << r.reason << "\n";
     std::cout << kernelbench::bench_table_markdown(done, "kernelpro bench") << "\n"
               << (settings.out_dir / "results.md").string() << "\n";
     if (done.size() < folders.size()) std::cout << "interrupted: run the same command again to resume\n";
@@ -196,8 +207,9 @@ Handler register_bench(CLI::App& root) {
     cmd->add_option("--llm-replay", a->llm_replay, "Serve the LLM exchanges from this recording");
     cmd->add_option("--budget-evals", a->budget_evals, "Evaluations per problem")->capture_default_str()->check(CLI::Range(1, 100000));
     cmd->add_option("--budget-seconds", a->budget_seconds, "Wall time per problem, seconds (0: none)");
-    cmd->add_option("--jobs", a->jobs, "Problems in flight at once (builds overlap; the GPU runs one worker at a time)")
-        ->capture_default_str()->check(CLI::Range(1, 64));
+    cmd->add_option("--jobs", a->jobs, "Problems in flight at once (builds overlap; each GPU runs one worker at a time; default: 2 per GPU)")
+        ->check(CLI::Range(1, 64));
+    add_gpus_option(*cmd, a->gpus);
     cmd->add_option("--out", a->out, "Output folder (default: kernelpro-bench-UTCSTAMP); reuse it to resume");
     cmd->add_option("--store", a->store, "Run store (default: OUT/runs.db)");
     cmd->add_option("--seed", a->seed, "Search seed")->capture_default_str();

@@ -1,6 +1,7 @@
 // kernelpro optimize TASK [--from KERNEL.cu] [--proposer tuner,llm,...] [--llm PROVIDER:MODEL | script:FILE]
 //                         [--strategy NAME] [--seed N] [any stop rule flag] [--out DIR] [--store PATH]
 //                         [--objective time|energy|edp [--max-slowdown 2%]] [--energy [--energy-windows N]]
+//                         [--gpus all|0,2|N]
 // Searches with the chosen proposers (default: the profile-guided tuner; --llm adds the LLM agents),
 // starting from --from, else the task's candidates/tuned.cu, else its reference. Everything that
 // defines the run is stored with it (its recipe), so `runs resume` rebuilds the same loop. Writes
@@ -8,6 +9,7 @@
 // Exit codes: 0 a correct kernel was found, 1 none was, 2 usage or task error, 3 environment.
 #include <algorithm>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -16,6 +18,7 @@
 #include "autoprofiler/profile_walk.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "cli/gpu_pool_option.h"
 #include "cli/llm_option.h"
 #include "cli/search_session.h"
 #include "cli/stop_rule_options.h"
@@ -38,7 +41,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct OptimizeArgs {
-    std::string task, from, out, store, strategy = "mcts", llm, llm_config, llm_record, llm_replay, feedback = "tools";
+    std::string task, from, out, store, strategy = "mcts", llm, llm_config, llm_record, llm_replay, feedback = "tools", gpus;
     std::vector<std::string> proposers;
     GivenStopLimits limits;
     std::string objective = "time", max_slowdown = "2%";
@@ -188,6 +191,7 @@ void add_options(CLI::App& cmd, OptimizeArgs& a) {
         ->capture_default_str();
     cmd.add_flag("--energy", a.energy, "Measure joules per call of every candidate even when the objective does not need it");
     cmd.add_option("--energy-windows", a.energy_windows, "Energy windows per candidate")->capture_default_str()->check(CLI::Range(1, 50));
+    add_gpus_option(cmd, a.gpus);
     cmd.add_flag("-q,--quiet", a.quiet, "No progress line");
     cmd.add_flag("--require-sandbox", a.require_sandbox,
                  "Refuse (exit 3) unless every sandbox layer is active (see `kernelpro doctor`)");
@@ -230,6 +234,15 @@ int write_first_version_if_needed(OptimizeArgs& a, const TaskSpec& task, std::op
     return kExitOk;
 }
 
+// The pool's throughput and retired GPUs: on stderr, in OUT/summary.md and OUT/gpu_pool.json.
+void report_pool(const GpuPool& pool, const fs::path& out_dir) {
+    const auto figures = pool.meter().figures();
+    std::cerr << "throughput: " << figures.summary() << "\n";
+    std::ofstream(out_dir / "summary.md", std::ios::app) << "\n## GPU pool\n\n" << pool.summary_markdown();
+    for (const auto& r : pool.retired()) std::cerr << "warning: retired " << r.device.label() << ": " << r.reason << "\n";
+    (void)write_file_atomically(out_dir / "gpu_pool.json", pool.to_json().dump(2) + "\n");
+}
+
 int optimize(OptimizeArgs a) {
     if (auto policy = search::selection_policies().lookup(a.strategy); !policy) {
         std::cerr << "error: --strategy: " << policy.error().message << "\n";
@@ -263,6 +276,19 @@ int optimize(OptimizeArgs a) {
         return kExitUsage;
     }
     session.recipe.evaluation.energy = a.energy || search::objective_of(config->objective).needs_energy;
+    // --gpus: one candidate per GPU at once (the round width is stored with the run, so a resume
+    // on fewer GPUs grows the same tree, its rounds queued on what it has).
+    std::unique_ptr<GpuPool> pool;
+    if (!a.gpus.empty()) {
+        auto made = make_gpu_pool(a.gpus);
+        if (!made) {
+            std::cerr << "error: " << made.error().message << "\n";
+            return kExitEnvironment;
+        }
+        pool = std::move(*made);
+        session.gpu_pool = pool.get();
+        config->parallel_evaluations = static_cast<int>(pool->size());
+    }
     auto context = proposer_context(session);
     if (int code = assemble_session(session, context); code != kExitOk) return code;
     auto store = store::RunStore::open(session.recipe.store);
@@ -282,6 +308,7 @@ int optimize(OptimizeArgs a) {
     // The search timed against eager only; the best kernel meets torch.compile too.
     if (code == kExitOk && session.task.reference.pytorch)
         std::cout << kernelbench::time_best_against_baselines(*session.gpu, session.task, session.recipe.out_dir) << "\n";
+    if (pool) report_pool(*pool, session.recipe.out_dir);
     return code;
 }
 

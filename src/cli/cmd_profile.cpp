@@ -79,7 +79,7 @@ Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a) {
         if (!options.tools.empty()) return make_error("--tree and --tools are exclusive: the tree picks the tools");
         if (auto choice = autoprofiler::choose_tree(a.tree, a.tree_costs, {a.budget_seconds, a.budget_passes}); !choice)
             return choice.error();
-        for (const auto* t : analysis::default_tool_registry().all()) options.tools.emplace_back(t->name());
+        options.tools = analysis::default_tool_registry().names();
     }
     if (!a.quiet)
         options.on_progress = [start = std::chrono::steady_clock::now()](const std::string& line) {

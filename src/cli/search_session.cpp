@@ -51,6 +51,7 @@ void build_evaluator(SearchSession& session) {
     build_options.arch = detect_gpu_arch();
     session.builder = std::make_unique<CandidateBuilder>(build_options);
     session.gpu = std::make_unique<kp::Evaluator>(*session.builder);
+    if (session.gpu_pool) session.gpu->set_gpu_pool(session.gpu_pool);
     auto options = optimize::search_evaluation_options(recipe.evaluation.trials, recipe.evaluation.max_time,
                                                        recipe.evaluation.min_time);
     options.sandbox.required = recipe.evaluation.require_sandbox;

@@ -27,6 +27,9 @@ struct SearchSession {
     std::unique_ptr<kp::Evaluator> gpu;
     std::unique_ptr<optimize::GpuEvaluator> evaluator;
     std::unique_ptr<search::Proposer> proposer;
+    // The GPUs its evaluations run on (--gpus; bench's pool is shared by its problems); null: one
+    // worker at a time on the first GPU the process sees. Set before assemble_session.
+    GpuPool* gpu_pool = nullptr;
 };
 
 // What LLM agents are told about the task: its description, tensors and minimal cost.

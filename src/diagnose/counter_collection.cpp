@@ -90,6 +90,7 @@ Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vecto
     request.timeout = collection_timeout(*options_);
     request.trace_calls = target_.trace_calls;
     request.pc_sampling = target_.pc_sampling;
+    request.environment = options_->environment;
     profile::CuptiCounterCollector collector(cache_);
     auto collected = [&] {
         ChargeTime charge{report_->collector_seconds["counters"]};
@@ -154,6 +155,7 @@ Result<profile::NcuResult> CounterCollection::collect_with_ncu(const std::vector
     request.metrics = metrics;
     request.source_page = source_page;
     request.program_argv = worker_argv(target_.worker, target_.request_file);
+    request.environment = options_->environment;
     request.launch_count = options_->max_kernels;
     request.cache_key = target_.cache_key;
     request.refresh_cache = target_.refresh_cache;

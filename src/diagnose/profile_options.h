@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ struct ProfileOptions {
     // Where to write the worker's raw counters reply (CUPTI; first collection), as recorded fixtures
     // for the CPU tests; empty: not written.
     std::filesystem::path counters_reply_file;
+    // Added to the environment of every process that runs the candidate (ncu, the counting and
+    // tracing workers): a GPU pool's CUDA_VISIBLE_DEVICES, so the profile runs on the slot's GPU.
+    std::map<std::string, std::string> environment;
 };
 
 }  // namespace kp::diagnose

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "common/files.h"
+#include "eval/device_fault.h"
 #include "eval/python_environment.h"
 #include "common/utf8.h"
 #include "eval/roofline_floor.h"
@@ -114,7 +115,9 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     if (task.reference.source) requests.push_back(task_build_request(task, *task.reference.source, {}, false));
     if (options.baseline_source) requests.push_back(task_build_request(task, *options.baseline_source));
     say("compiling " + std::to_string(requests.size()) + " kernel(s)");
+    const double compile_start = meter_now();
     auto builds = builder_.build_many(requests);
+    if (pool_) pool_->meter().note_compile({compile_start, meter_now()});
     report.compile_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     for (auto& b : builds)
         if (!b.ok()) return b.error();
@@ -190,18 +193,30 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
                 std::to_string(number("median_s") * 1e6) + " us");
         else say(phase->get<std::string>());
     };
-    auto worker_start = Clock::now();
     say("starting worker");
-    std::unique_lock<std::mutex> gate;
-    if (worker_gate_) gate = std::unique_lock<std::mutex>(*worker_gate_);
-    auto outcome = run_worker(request, worker_options);
-    if (gate.owns_lock()) gate.unlock();
+    Result<WorkerOutcome> outcome = make_error("the worker did not run");
+    std::optional<GpuSlot> slot;
+    if (!pool_) {
+        outcome = run_worker(request, worker_options);
+    } else {
+        // A device that fails gives the evaluation back: the pool runs this again on another slot.
+        auto ran = pool_->run([&](int, const GpuSlot& device) {
+            slot = device;
+            outcome = run_worker(request, pinned_to(worker_options, device));
+            return device_verdict(outcome);
+        });
+        if (!ran.ok()) return ran.error();
+    }
     if (!outcome.ok()) return outcome.error();
     if (outcome->status != FailureClass::Ok && outcome->phase == "reference")
         return make_error("the task's reference failed before any candidate code ran: " + outcome->message);
     report.status = outcome->status;
     report.message = outcome->message;
     report.device = outcome->hello;
+    if (slot && report.device.is_object()) {
+        report.device["index"] = slot->index;  // the worker sees its GPU as device 0
+        if (!slot->uuid.empty() && !report.device.contains("uuid")) report.device["uuid"] = slot->uuid;
+    }
     report.worker_log = outcome->log;
     report.sandbox = outcome->sandbox;
     for (const auto& note : outcome->sandbox_notes) report.warnings.push_back(note);
@@ -223,7 +238,6 @@ Result<EvaluationReport> Evaluator::evaluate(const TaskSpec& task, const fs::pat
     report.worker_phases = outcome->phase_started;
     report.worker_phases["end"] = worker_total;
     report.time_seconds = worker_total - timing_start;
-    (void)worker_start;
     report.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return report;
 }

@@ -14,6 +14,7 @@
 
 #include "build/candidate_builder.h"
 #include "eval/failure_class.h"
+#include "eval/gpu_pool.h"
 #include "eval/protocol.h"
 #include "eval/worker_client.h"
 #include "task/task_spec.h"
@@ -70,9 +71,13 @@ struct EvaluationReport {
 class Evaluator {
 public:
     explicit Evaluator(CandidateBuilder& builder, WorkerOptions worker_options = {});
-    // Evaluators that share a gate run one worker at a time (one GPU: timings must not overlap);
-    // their builds still run in parallel. `gate` outlives the evaluator.
-    void set_worker_gate(std::mutex* gate) { worker_gate_ = gate; }
+    // Evaluators that share a pool run their workers on its slots, one worker per slot at a time
+    // (timings on one GPU must not overlap), pinned to the slot's GPU; their builds run in
+    // parallel meanwhile. The slot's device is recorded in the report (device.index, uuid, name).
+    // Without a pool a worker runs at once, on the first GPU the process sees. `pool` outlives
+    // the evaluator.
+    void set_gpu_pool(GpuPool* pool) { pool_ = pool; }
+    GpuPool* gpu_pool() const { return pool_; }
     // Errors only for problems that are not the candidate's fault (no nvcc, the reference fails to
     // build, the worker cannot start); everything the candidate does is in the report.
     Result<EvaluationReport> evaluate(const TaskSpec& task, const std::filesystem::path& candidate,
@@ -81,7 +86,7 @@ public:
 private:
     CandidateBuilder& builder_;
     WorkerOptions worker_options_;
-    std::mutex* worker_gate_ = nullptr;
+    GpuPool* pool_ = nullptr;
 };
 
 // The task's precomputed reference sets (reference.data), sorted.

@@ -52,7 +52,7 @@ struct EnergyConfig {
 };
 
 struct WorkerRequest {
-    std::string mode = "evaluate";  // evaluate | profile_run | profile_counters | sandbox_check
+    std::string mode = "evaluate";  // evaluate | profile_run | profile_counters | sandbox_check | device_check
     nlohmann::json task;            // to_json(TaskSpec)
     std::string reference_library;  // reference kernel, or empty when data sets are given
     std::vector<std::string> reference_data_sets;  // safetensors files with inputs and outputs

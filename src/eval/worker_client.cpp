@@ -59,18 +59,20 @@ WorkerRequest prepared(const WorkerRequest& request, std::optional<ScratchDirect
 }
 
 // The orchestrator's environment without what looks like a credential (API keys of LLM providers,
-// tokens, passwords): candidate code can read its own environment.
-std::vector<std::string> worker_environment() {
+// tokens, passwords): candidate code can read its own environment. `set` adds or replaces entries.
+std::vector<std::string> worker_environment(const std::map<std::string, std::string>& set) {
     std::vector<std::string> kept;
     for (char** e = environ; *e; ++e) {
         std::string entry(*e);
         std::string name = entry.substr(0, entry.find('='));
+        if (set.count(name)) continue;
         std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
         bool secret = false;
         for (const char* word : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"})
             secret = secret || name.find(word) != std::string::npos;
         if (!secret) kept.push_back(entry);
     }
+    for (const auto& [name, value] : set) kept.push_back(name + "=" + value);
     return kept;
 }
 
@@ -198,7 +200,7 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
     if (::pipe2(in_pipe, O_CLOEXEC) || ::pipe2(log_pipe, O_CLOEXEC) || ::pipe2(channel_pipe, O_CLOEXEC))
         return make_error(std::string("pipe: ") + std::strerror(errno));
     std::string exe = executable.string();
-    std::vector<std::string> env_strings = worker_environment();
+    std::vector<std::string> env_strings = worker_environment(options.environment);
     std::vector<char*> env;
     for (auto& e : env_strings) env.push_back(e.data());
     env.push_back(nullptr);

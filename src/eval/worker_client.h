@@ -43,6 +43,8 @@ struct WorkerOptions {
     std::chrono::milliseconds total_limit{std::chrono::minutes(10)};
     size_t max_log_bytes = 64 * 1024;
     std::function<void(const nlohmann::json&)> on_progress;  // progress messages, as they arrive
+    // Set in (or replacing) the worker's environment: CUDA_VISIBLE_DEVICES pins it to its GPU.
+    std::map<std::string, std::string> environment;
 };
 
 // The resource locator's kernelpro-worker: $KERNELPRO_WORKER, else <exe>/../bin, else the build tree.

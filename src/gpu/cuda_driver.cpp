@@ -15,6 +15,7 @@ struct CudaDriver::EntryPoints {
     CUresult (*device_total_mem)(size_t*, CUdevice) = nullptr;
     CUresult (*device_get_pci_bus_id)(char*, int, CUdevice) = nullptr;  // optional
     CUresult (*get_error_name)(CUresult, const char**) = nullptr;      // optional
+    CUresult (*device_get_uuid)(CUuuid*, CUdevice) = nullptr;          // optional
 };
 
 std::string CudaDriver::describe(int result) const {
@@ -38,6 +39,7 @@ Result<CudaDriver> CudaDriver::load() {
     if (!complete) return make_error("no GPU: " + library->loaded_name() + " lacks basic driver entry points");
     library->bind(api->device_get_pci_bus_id, "cuDeviceGetPCIBusId");
     library->bind(api->get_error_name, "cuGetErrorName");
+    if (!library->bind(api->device_get_uuid, "cuDeviceGetUuid_v2")) library->bind(api->device_get_uuid, "cuDeviceGetUuid");
 
     CudaDriver driver;
     driver.library_ = std::move(*library);
@@ -72,6 +74,11 @@ Result<DeviceInfo> CudaDriver::device_info(int ordinal) const {
     if (api_->device_get_pci_bus_id) {
         char bus[64] = {};
         if (api_->device_get_pci_bus_id(bus, sizeof(bus), device) == CUDA_SUCCESS) info.pci_bus_id = bus;
+    }
+    if (CUuuid uuid{}; api_->device_get_uuid && api_->device_get_uuid(&uuid, device) == CUDA_SUCCESS) {
+        unsigned char bytes[16];
+        for (int i = 0; i < 16; ++i) bytes[i] = static_cast<unsigned char>(uuid.bytes[i]);
+        info.uuid = format_gpu_uuid(bytes);
     }
     size_t total = 0;
     if (api_->device_total_mem(&total, device) == CUDA_SUCCESS) info.total_memory_bytes = static_cast<std::int64_t>(total);

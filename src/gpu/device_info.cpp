@@ -17,6 +17,17 @@ double DeviceInfo::theoretical_dram_bytes_per_second() const {
     return 2.0 * memory_clock_khz * 1e3 * (memory_bus_width_bits / 8.0);
 }
 
+std::string format_gpu_uuid(const unsigned char (&bytes)[16]) {
+    static const char* digits = "0123456789abcdef";
+    std::string text = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+        text += digits[bytes[i] >> 4];
+        text += digits[bytes[i] & 15];
+        if (i == 3 || i == 5 || i == 7 || i == 9) text += '-';
+    }
+    return text;
+}
+
 std::string format_cuda_version(int version) {
     if (version <= 0) return "unknown";
     return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
@@ -27,6 +38,7 @@ std::string format_cuda_version(int version) {
     X(ordinal)                                   \
     X(name)                                      \
     X(pci_bus_id)                                \
+    X(uuid)                                      \
     X(compute_capability_major)                  \
     X(compute_capability_minor)                  \
     X(sm_count)                                  \

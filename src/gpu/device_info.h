@@ -13,6 +13,7 @@ struct DeviceInfo {
     int ordinal = 0;
     std::string name;                       // "NVIDIA H200"
     std::string pci_bus_id;                 // "0000:3b:00.0" when known
+    std::string uuid;                       // "GPU-8d1a2b3c-...", as nvidia-smi and CUDA_VISIBLE_DEVICES write it, when known
     int compute_capability_major = 0;
     int compute_capability_minor = 0;
     int sm_count = 0;
@@ -41,6 +42,9 @@ struct DeviceInfo {
     // Peak DRAM bandwidth from clock and bus width (double data rate), in bytes per second.
     double theoretical_dram_bytes_per_second() const;
 };
+
+// The 16 bytes of a device UUID as GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.
+std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
 
 // "13.0" from 13000.
 std::string format_cuda_version(int version);

@@ -9,6 +9,7 @@
 #include "common/utf8.h"
 #include "diagnose/profile_candidate.h"
 #include "eval/roofline_floor.h"
+#include "optimize/claim_check.h"
 #include "eval/sample_statistics.h"
 #include "profile/ptxas_report.h"
 #include "search/proposers/tuner_proposer.h"
@@ -117,6 +118,14 @@ search::EvaluationOutcome outcome_from_report(const EvaluationReport& report) {
                                          {"time", report.time_seconds},
                                          {"total", report.total_seconds}};
     if (!report.warnings.empty()) out.details["warnings"] = report.warnings;
+    // Which GPU ran it (a pool's slot; the worker's own name and UUID): results never depend on it
+    // beyond this record.
+    if (report.device.is_object() && !report.device.empty()) {
+        nlohmann::json device = nlohmann::json::object();
+        for (const char* key : {"name", "index", "uuid", "pci_bus_id"})
+            if (report.device.contains(key)) device[key] = report.device[key];
+        out.details["device"] = device;
+    }
     return out;
 }
 
@@ -153,14 +162,38 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
     outcome.details["report_path"] = path_text(report_path(request.evaluation_key));  // --out may name any bytes
     if (report->timing.is_object() && report->timing.contains("roofline_floor"))
         outcome.details["roofline_model"] = roofline_model_json(task_, report->timing["roofline_floor"]);
+    // What the candidate (or its writer) says it uses, against its SASS: profiled or not.
+    std::optional<analysis::Finding> claim_finding;
+    if (report->candidate_build && report->candidate_build->ok()) {
+        auto claims = check_hardware_claims(request.candidate.source, request.rationale, report->candidate_build->library,
+                                            report->candidate_build->key);
+        if (!claims.claims.empty()) outcome.details["hardware_claims"] = claims.to_json();
+        claim_finding = claims.finding();
+    }
     if (profile_options_ && outcome.correct() && report->candidate_build) {
         // The main (longest) kernel's findings for the tuner; the LLM reads the call's feedback
         // (every kernel's share and the findings ranked on the whole call when it has several).
-        diagnose::ProfileOptions options = *profile_options_;
         // A tree's static signals (registers, local and shared memory) come from the counters reply.
         const fs::path reply = profile_tree_ ? out_dir_ / "evaluations" / (request.evaluation_key + ".counters.json") : fs::path();
-        options.counters_reply_file = reply;
-        auto profiled = diagnose::profile_candidate_report(task_, *report->candidate_build, options);
+        // With a pool the profile takes a slot too (pinned to its GPU), so it never disturbs a timing.
+        Result<diagnose::ProfileReport> profiled = make_error("profile: not run");
+        auto profile_on = [&](diagnose::ProfileOptions options) {
+            options.counters_reply_file = reply;
+            profiled = diagnose::profile_candidate_report(task_, *report->candidate_build, options);
+        };
+        if (GpuPool* pool = evaluator_.gpu_pool()) {
+            auto ran = pool->run(
+                [&](int, const GpuSlot& device) {
+                    diagnose::ProfileOptions options = *profile_options_;
+                    if (!device.pin.empty()) options.environment["CUDA_VISIBLE_DEVICES"] = device.pin;
+                    profile_on(options);
+                    return SlotVerdict{};
+                },
+                /*evaluation=*/false);
+            if (!ran.ok()) return ran.error();
+        } else {
+            profile_on(*profile_options_);
+        }
         if (profiled.ok() && !profiled->kernels.empty()) {
             const analysis::Diagnosis& diagnosis = profiled->kernels.front().diagnosis;
             outcome.roofline_class = std::string(analysis::to_string(diagnosis.roofline.kind));
@@ -175,14 +208,21 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
         }
         if (std::error_code ignored; !reply.empty()) fs::remove(reply, ignored);
     }
+    // Once: the profile's own tool already reports a claim its main kernel's SASS does not back.
+    if (claim_finding && std::none_of(outcome.findings.begin(), outcome.findings.end(),
+                                      [&](const analysis::Finding& f) { return f.tool == claim_finding->tool; })) {
+        auto at = std::find_if(outcome.findings.begin(), outcome.findings.end(),
+                               [&](const analysis::Finding& f) { return f.estimated_gain < claim_finding->estimated_gain; });
+        outcome.findings.insert(at, *claim_finding);  // ranked by estimated gain, as a diagnosis ranks them
+        outcome.findings_summary = analysis::render_finding_for_prompt(*claim_finding) + "\n" + outcome.findings_summary;
+    }
     return outcome;
 }
 
 void GpuEvaluator::enable_profiling(diagnose::ProfileOptions options, std::optional<autoprofiler::TreeChoice> tree) {
     if (tree) {
         // The tree's leaves choose among every tool's findings.
-        options.tools.clear();
-        for (const auto* t : analysis::default_tool_registry().all()) options.tools.emplace_back(t->name());
+        options.tools = analysis::default_tool_registry().names();
     }
     profile_options_ = std::move(options);
     profile_tree_ = std::move(tree);

@@ -208,6 +208,7 @@ Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& reque
     WorkerOptions options;
     options.worker_executable = request.worker_executable;
     options.total_limit = request.timeout;
+    options.environment = request.environment;
     auto outcome = run_worker(worker, options);
     if (!outcome) return outcome.error();
     if (outcome->status != FailureClass::Ok)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -39,6 +40,7 @@ struct CounterRequest {
     std::chrono::seconds timeout{120};
     double program_seconds = 0.4;          // the worker's run without profiling, for the cost estimate
     double call_seconds = 1e-3;            // one call of the candidate
+    std::map<std::string, std::string> environment;  // extra environment for the worker (its GPU pin)
 };
 
 struct CounterResult {

@@ -17,6 +17,7 @@ struct EvaluationRequest {
     std::int64_t node_id = 0;
     std::string evaluation_key;
     Candidate candidate;
+    std::string rationale;  // what its proposer said of it (an LLM's plan: checked against the SASS)
     bool is_baseline = false;
 };
 

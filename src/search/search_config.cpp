@@ -54,6 +54,7 @@ nlohmann::json config_to_json(const SearchConfig& config) {
         {"repairable", repairable},
         {"max_repair_chain", config.max_repair_chain},
         {"max_proposer_calls_per_node", config.max_proposer_calls_per_node},
+        {"parallel_evaluations", config.parallel_evaluations},
         {"stop_limits", config.stop_limits},
         {"memory_enabled", config.memory_enabled},
         {"memory_lessons_per_scope", config.memory_lessons_per_scope},
@@ -91,6 +92,7 @@ Result<SearchConfig> config_from_json(const nlohmann::json& object) {
         }
         config.max_repair_chain = object.value("max_repair_chain", config.max_repair_chain);
         config.max_proposer_calls_per_node = object.value("max_proposer_calls_per_node", config.max_proposer_calls_per_node);
+        config.parallel_evaluations = object.value("parallel_evaluations", config.parallel_evaluations);
         if (object.contains("stop_limits")) config.stop_limits = object["stop_limits"].get<StopLimits>();
         else read_legacy_stop_limits(object, config.stop_limits);
         config.memory_enabled = object.value("memory_enabled", config.memory_enabled);
@@ -103,6 +105,8 @@ Result<SearchConfig> config_from_json(const nlohmann::json& object) {
     } catch (const nlohmann::json::exception& error) {
         return make_error(std::string("malformed search config: ") + error.what());
     }
+    if (config.parallel_evaluations < 1 || config.parallel_evaluations > 1024)
+        return make_error("search config: parallel_evaluations must be 1 to 1024, got " + std::to_string(config.parallel_evaluations));
     if (auto policy = selection_policies().lookup(config.strategy); !policy)
         return make_error("search config: " + policy.error().message);
     if (auto objective = check_objective(config.objective); !objective)

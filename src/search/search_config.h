@@ -56,6 +56,12 @@ struct SearchConfig {
 
     int max_proposer_calls_per_node = 6;
 
+    // Candidates evaluated at once (optimize --gpus: one per GPU). Each round selects and expands
+    // this many nodes (pending children steer the later selections away), evaluates them
+    // together and takes their results in node order, so the tree depends on the seed and this
+    // width, not on which GPU finished first. 1: the classic one-at-a-time loop.
+    int parallel_evaluations = 1;
+
     // Budgets and early stops, by stop rule (stop_rule.h): by default 64 evaluations and 90% of
     // the roofline floor. Filled from the registry, so no SearchConfig may be built before main().
     StopLimits stop_limits = default_stop_limits();

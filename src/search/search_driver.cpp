@@ -1,6 +1,7 @@
 // SearchDriver: starting, resuming, the main loop and how a run ends.
 #include "search/search_driver.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "common/utf8.h"
@@ -82,25 +83,52 @@ Result<SearchOutcome> SearchDriver::resume(std::int64_t run_id, const ResumeOpti
 }
 
 SearchOutcome SearchDriver::run_loop() {
+    const size_t width = static_cast<size_t>(std::max(1, config_.parallel_evaluations));
     // Pending nodes first: the baseline of a new run, or whatever was in flight when the last
-    // session died. Node order is creation order, the order an uninterrupted run evaluates in.
-    for (const auto& node : tree_.nodes()) {
-        if (node.evaluated()) continue;
-        if (auto failure = evaluate_node(node.id)) return finish(failure->reason, failure->message);
+    // session died. Node order is creation order, the order an uninterrupted run takes them in.
+    std::vector<std::int64_t> pending;
+    for (const auto& node : tree_.nodes())
+        if (!node.evaluated()) pending.push_back(node.id);
+    for (size_t at = 0; at < pending.size(); at += width) {
+        std::vector<std::int64_t> round(pending.begin() + static_cast<std::ptrdiff_t>(at),
+                                        pending.begin() + static_cast<std::ptrdiff_t>(std::min(pending.size(), at + width)));
+        if (auto failure = evaluate_round(round)) return finish(failure->reason, failure->message);
     }
     while (true) {
-        if (stop_requested_.load()) return finish({StopKind::stop_requested}, "");
-        // Time targets (the roofline target) end only time runs: a kernel at the time floor may
-        // still waste energy.
-        if (auto rule = reached_stop_rule(config_.stop_limits, current_spend(), tree_, objective_of(config_.objective).time_target))
-            return finish({StopKind::stop_rule, *rule}, "");
-        auto choice = select_for_expansion(tree_, config_);
-        persist_closures();
-        if (!choice) return finish({StopKind::search_exhausted}, "");
-        auto child = expand(choice->node_id, choice->parameter_moves_wanted, choice->rewrites_wanted);
-        if (!child) return finish({StopKind::proposer_error}, child.error().message);
-        if (!*child) continue;  // the proposer had nothing of the wanted kind; selection sees the new state
-        if (auto failure = evaluate_node(**child)) return finish(failure->reason, failure->message);
+        // One round: up to `width` new children, each selected with the earlier ones pending (a
+        // pending child fills its widening slot, and only evaluated children are descended into).
+        std::vector<std::int64_t> round;
+        std::optional<StopReason> end;
+        std::string end_detail;
+        while (round.size() < width) {
+            if (stop_requested_.load()) return finish({StopKind::stop_requested}, "");
+            // Children already in this round count as spent: a budget is never overshot.
+            SearchSpend spend = current_spend();
+            spend.evaluations += static_cast<std::int64_t>(round.size());
+            // Time targets (the roofline target) end only time runs: a kernel at the time floor may
+            // still waste energy.
+            if (auto rule = reached_stop_rule(config_.stop_limits, spend, tree_, objective_of(config_.objective).time_target)) {
+                end = StopReason{StopKind::stop_rule, *rule};
+                break;
+            }
+            auto choice = select_for_expansion(tree_, config_);
+            persist_closures();
+            if (!choice) {
+                end = StopReason{StopKind::search_exhausted};
+                break;
+            }
+            auto child = expand(choice->node_id, choice->parameter_moves_wanted, choice->rewrites_wanted);
+            if (!child) {
+                end = StopReason{StopKind::proposer_error};
+                end_detail = child.error().message;
+                break;
+            }
+            if (!*child) continue;  // the proposer had nothing of the wanted kind; selection sees the new state
+            round.push_back(**child);
+        }
+        if (auto failure = evaluate_round(round)) return finish(failure->reason, failure->message);
+        // An exhausted search or a reached budget is looked at again once the round's results are in.
+        if (end && (round.empty() || end->kind == StopKind::proposer_error)) return finish(*end, end_detail);
     }
 }
 

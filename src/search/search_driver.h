@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "search/evaluator.h"
@@ -80,7 +81,10 @@ private:
     Status restore_from_store();
     SearchOutcome run_loop();
     SearchOutcome finish(StopReason reason, const std::string& detail);
-    std::optional<StepFailure> evaluate_node(std::int64_t id);
+    // Evaluates the nodes at once (one thread each when there are several), then records their
+    // results in node order; the first failure stops the recording (later nodes stay pending).
+    std::optional<StepFailure> evaluate_round(const std::vector<std::int64_t>& ids);
+    std::optional<StepFailure> record_outcome(std::int64_t id, const Result<EvaluationOutcome>& outcome);
     // The new child's id; nullopt when nothing of the wanted kinds was available.
     Result<std::optional<std::int64_t>> expand(std::int64_t node_id, bool parameter_moves_wanted, bool rewrites_wanted);
     Status ask_proposer(std::int64_t node_id, bool parameter_moves_wanted, bool rewrites_wanted);

@@ -1,5 +1,6 @@
 // SearchDriver: one iteration's steps: ask the proposer, expand, evaluate, absorb the result.
 #include <algorithm>
+#include <future>
 
 #include "analysis/feedback.h"
 #include "common/utf8.h"
@@ -143,10 +144,28 @@ Result<std::optional<std::int64_t>> SearchDriver::expand(std::int64_t node_id, b
     return std::optional<std::int64_t>{child};
 }
 
-std::optional<SearchDriver::StepFailure> SearchDriver::evaluate_node(std::int64_t id) {
-    const auto& node = tree_.node(id);
-    EvaluationRequest request{task_, run_id_, id, node.evaluation_key, node.candidate, id == 0};
-    auto outcome = evaluator_.evaluate(request);
+std::optional<SearchDriver::StepFailure> SearchDriver::evaluate_round(const std::vector<std::int64_t>& ids) {
+    std::vector<EvaluationRequest> requests;
+    for (auto id : ids) {
+        const auto& node = tree_.node(id);
+        requests.push_back({task_, run_id_, id, node.evaluation_key, node.candidate, node.rationale, id == 0});
+    }
+    std::vector<Result<EvaluationOutcome>> outcomes;
+    if (requests.size() == 1) {
+        outcomes.push_back(evaluator_.evaluate(requests.front()));
+    } else {
+        // The evaluator is shared by the round's threads (GpuEvaluator hands each one a GPU of its pool).
+        std::vector<std::future<Result<EvaluationOutcome>>> running;
+        for (const auto& request : requests)
+            running.push_back(std::async(std::launch::async, [this, &request] { return evaluator_.evaluate(request); }));
+        for (auto& r : running) outcomes.push_back(r.get());
+    }
+    for (size_t i = 0; i < ids.size(); ++i)
+        if (auto failure = record_outcome(ids[i], outcomes[i])) return failure;
+    return std::nullopt;
+}
+
+std::optional<SearchDriver::StepFailure> SearchDriver::record_outcome(std::int64_t id, const Result<EvaluationOutcome>& outcome) {
     if (!outcome) return StepFailure{{StopKind::evaluator_error}, outcome.error().message};
 
     absorb_evaluation(id, *outcome);

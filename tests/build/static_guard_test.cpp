@@ -26,6 +26,16 @@ TEST(StaticGuard, AcceptsWhatKernelsNeed) {
                     .empty());
 }
 
+// libgcc's arithmetic helpers, which host code gets for 128-bit division (CUTLASS's tile scheduler)
+// and float conversions; a name that only starts like one is still refused.
+TEST(StaticGuard, AcceptsTheCompilersArithmeticHelpers) {
+    EXPECT_TRUE(rejected({"__udivti3@GCC_4.0.0", "__umodti3", "__divti3", "__modti3", "__udivmodti4", "__ashlti3", "__lshrti3",
+                          "__multi3", "__popcountdi2", "__clzdi2", "__floattidf", "__floatuntisf", "__fixunsdfti", "__fixtfdi",
+                          "__extendhfsf2", "__truncsfhf2"})
+                    .empty());
+    EXPECT_EQ(rejected({"__udivti3_and_more", "__divti3x", "__fixunsdfti_open"}).size(), 3u);
+}
+
 TEST(StaticGuard, RejectsEveryForbiddenFamilyByName) {
     for (const char* s : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaEventCreate", "cudaEventRecord",
                           "cudaGraphLaunch", "cudaStreamBeginCapture", "cudaStreamSetAttribute", "cudaCtxResetPersistingL2Cache",

@@ -40,14 +40,18 @@ std::string read(const fs::path& path) {
 // The results table without what no two runs share: the GPU-seconds column (wall clock of each
 // evaluation) in results.md; in results.json also the run ids (each shard has its own store) and
 // the time it was written.
+// The problems' rows and the groups' figures; not the invocation's own GPU pool throughput (a
+// bench reports its session's; a merge of shards run elsewhere has none).
 std::string comparable_markdown(const fs::path& dir) {
     std::string md = read(dir / "results.md");
+    md = std::regex_replace(md, std::regex(R"(\nThroughput: [^\n]*\n)"), "");
     return std::regex_replace(md, std::regex(R"(\| [0-9.]+ \|\n)"), "| (GPU s) |\n");
 }
 nlohmann::json comparable_json(const fs::path& dir) {
     auto j = nlohmann::json::parse(read(dir / "results.json"), nullptr, false);
     if (!j.is_object()) return j;
     j.erase("created_at");
+    j.erase("gpu_pool");
     for (auto& p : j["problems"]) {
         p.erase("gpu_seconds");
         p.erase("run_id");

@@ -20,7 +20,8 @@ struct CliRun {
 
 inline CliRun run_kernelpro(const std::vector<std::string>& args, const std::filesystem::path& folder,
                             std::map<std::string, std::string> environment = {}) {
-    std::vector<std::string> argv{KP_KERNELPRO_BINARY};
+    // The binary of this build, else `kernelpro` on PATH (a GPU bundle puts it there).
+    std::vector<std::string> argv{std::filesystem::exists(KP_KERNELPRO_BINARY) ? KP_KERNELPRO_BINARY : "kernelpro"};
     argv.insert(argv.end(), args.begin(), args.end());
     ProcessOptions options;
     options.working_directory = folder.string();

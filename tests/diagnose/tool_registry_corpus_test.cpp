@@ -36,9 +36,7 @@ std::optional<std::string> recording_of(const CorpusKernel& k) {
 bool recorded(const CorpusKernel& k) { return recording_of(k).has_value(); }
 
 std::vector<std::string> registered_tools() {
-    std::vector<std::string> names;
-    for (const auto* tool : kp::analysis::default_tool_registry().all()) names.emplace_back(tool->name());
-    return names;
+    return kp::analysis::default_tool_registry().names();
 }
 
 // The first kernel of a corpus kernel's profile replayed from its recorded counters, once per

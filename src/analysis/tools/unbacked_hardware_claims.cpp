@@ -5,9 +5,8 @@
 // declared but not the one the mainloop uses, a TMA copy replaced by a fallback LDG path.
 // Per kernel: in a candidate of several kernels, a helper kernel is named too when the claim sits
 // in shared text (a file header), which its summary makes plain.
-#include <numeric>
+#include "analysis/tools/unbacked_hardware_claims.h"
 
-#include "analysis/hardware_claims.h"
 #include "analysis/tools/builtin_tools.h"
 #include "analysis/tools/tool_base.h"
 
@@ -34,28 +33,32 @@ public:
         if (!data.sass_function || data.source_text.empty()) return std::nullopt;
         std::string text;
         for (const auto& line : data.source_text) text += line + "\n";
-        auto unbacked = unbacked_claims(find_hardware_claims(text, data.source_name.empty() ? "candidate.cu" : data.source_name, true), count_opcodes(*data.sass_function));
+        const auto claims = find_hardware_claims(text, data.source_name.empty() ? "candidate.cu" : data.source_name, true);
+        auto unbacked = unbacked_claims(claims, count_opcodes(*data.sass_function));
         if (unbacked.empty()) return std::nullopt;
-        Finding f;
-        bool matrix_units = false;
-        std::string features;
-        for (const auto& claim : unbacked) {
-            matrix_units = matrix_units || claim.feature != "TMA";
-            features += (features.empty() ? "" : " and ") + claim.feature;
-            f.evidence.push_back(text_evidence(Evidence::Kind::source, claim.where, describe_unbacked(claim)));
-        }
-        f.estimated_gain = matrix_units ? kGainWhenMatrixUnitsMissing : kGainWhenTmaMissing;
-        f.summary = "the source claims " + features + " but this kernel's SASS shows none of it (" +
-                    std::to_string(data.sass_function->instructions.size()) + " instructions)";
-        if (matrix_units) f.remedies = {rewrite_only(Rewrite::use_tensor_cores)};
-        f.guidance = "Make the claimed path the one that compiles: build for sm_90a, use the CuTe MMA atom (SM90_64xNxK_... for "
-                     "WGMMA) or TMA copy atom (SM90_TMA_LOAD) in the mainloop itself, not only in a declaration or a fallback; "
-                     "or drop the claim.";
-        return f;
+        return unbacked_claims_finding(unbacked, "this kernel's SASS shows none of it (" +
+                                                     std::to_string(data.sass_function->instructions.size()) + " instructions)");
     }
 };
 
 }  // namespace
+
+Finding unbacked_claims_finding(const std::vector<HardwareClaim>& unbacked, const std::string& what_the_sass_shows) {
+    bool matrix_units = false;
+    std::string features;
+    for (const auto& claim : unbacked) {
+        matrix_units = matrix_units || claim.feature != "TMA";
+        features += (features.empty() ? "" : " and ") + claim.feature;
+    }
+    Finding f = make_finding("unbacked_hardware_claim", matrix_units ? kGainWhenMatrixUnitsMissing : kGainWhenTmaMissing,
+                             "the candidate claims " + features + " but " + what_the_sass_shows);
+    for (const auto& claim : unbacked) f.evidence.push_back(text_evidence(Evidence::Kind::source, claim.where, describe_unbacked(claim)));
+    if (matrix_units) f.remedies = {rewrite_only(Rewrite::use_tensor_cores)};
+    f.guidance = "Make the claimed path the one that compiles: build for sm_90a, use the CuTe MMA atom (SM90_64xNxK_... for "
+                 "WGMMA) or TMA copy atom (SM90_TMA_LOAD) in the mainloop itself, not only in a declaration or a fallback; "
+                 "or drop the claim.";
+    return f;
+}
 
 std::unique_ptr<MicroTool> make_unbacked_hardware_claims_tool() { return std::make_unique<UnbackedHardwareClaimsTool>(); }
 

@@ -30,6 +30,7 @@ std::optional<gpu::Timeline> trace_the_call(ProfileSession& s) {
     profile::TimelineCollector collector(*library, s.cache);
     profile::TimelineRequest request;
     request.program_argv = worker_argv(s.worker, *request_file);
+    request.environment = s.options.environment;
     request.cache_key = s.cache_key + "/iterations=" + std::to_string(s.options.timeline_iterations);
     request.refresh_cache = s.refresh;
     s.progress("timeline: CUPTI activity trace");

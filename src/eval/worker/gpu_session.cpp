@@ -5,6 +5,7 @@
 #include "common/stopwatch.h"
 #include "eval/worker/device_ops.h"
 #include "eval/worker/launch_gate_client.h"
+#include "gpu/device_info.h"
 #include "eval/worker/worker_failure.h"
 
 namespace kp::worker {
@@ -40,7 +41,15 @@ nlohmann::json GpuSession::device_json() const {
     int driver = 0, runtime = 0;
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
+    // The UUID as nvidia-smi and CUDA_VISIBLE_DEVICES write it: what a pool records per evaluation.
+    unsigned char bytes[16];
+    for (int i = 0; i < 16; ++i) bytes[i] = static_cast<unsigned char>(properties_.uuid.bytes[i]);
+    const std::string uuid = gpu::format_gpu_uuid(bytes);
+    char pci_bus_id[32] = {};
+    cudaDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, 0);
     return {{"name", properties_.name},
+            {"uuid", uuid},
+            {"pci_bus_id", pci_bus_id},
             {"compute_capability", std::to_string(properties_.major) + "." + std::to_string(properties_.minor)},
             {"sm_count", properties_.multiProcessorCount},
             {"l2_bytes", l2_bytes_},

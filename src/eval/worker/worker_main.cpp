@@ -93,6 +93,7 @@ nlohmann::json run_mode(const WorkerRequest& request, CandidateGate& gate, const
         throw;
     }
     channel.send({{"type", "hello"}, {"protocol", kWorkerProtocol}, {"device", gpu->device_json()}});
+    if (request.mode == "device_check") return {{"type", "result"}};  // a GPU pool's health check: the context came up
     if (request.mode == "profile_run") return run_profile(request, *gpu, channel, gate);
     if (request.mode == "profile_counters") return run_counters(request, *gpu, channel, gate);
     return run_evaluation(request, *gpu, channel, gate);
