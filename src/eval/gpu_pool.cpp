@@ -4,9 +4,36 @@
 
 namespace kp {
 
+namespace {
+
+// One physical GPU: by UUID when the driver gives one, else by its pin or ordinal.
+bool same_device(const GpuSlot& a, const GpuSlot& b) {
+    if (!a.uuid.empty() || !b.uuid.empty()) return a.uuid == b.uuid;
+    if (!a.pin.empty() || !b.pin.empty()) return a.pin == b.pin;
+    return a.index == b.index;
+}
+
+// How many GPUs the slots are on.
+int distinct_devices(const std::vector<GpuSlot>& slots) {
+    int n = 0;
+    for (size_t i = 0; i < slots.size(); ++i) {
+        bool seen = false;
+        for (size_t j = 0; j < i; ++j) seen = seen || same_device(slots[i], slots[j]);
+        n += !seen;
+    }
+    return n;
+}
+
+std::vector<GpuSlot> at_least_one(std::vector<GpuSlot> slots) {
+    if (slots.empty()) slots.push_back(GpuSlot{});
+    return slots;
+}
+
+}  // namespace
+
 GpuPool::GpuPool(std::vector<GpuSlot> slots, HealthCheck check)
-    : slots_(std::move(slots)), check_(std::move(check)), meter_(static_cast<int>(slots_.size())) {
-    if (slots_.empty()) slots_.push_back(GpuSlot{});
+    : slots_(at_least_one(std::move(slots))), check_(std::move(check)),
+      meter_(static_cast<int>(slots_.size()), distinct_devices(slots_)) {
     busy_.assign(slots_.size(), false);
     retired_flags_.assign(slots_.size(), false);
 }
@@ -24,9 +51,16 @@ Status GpuPool::run(const Job& job, bool evaluation) {
             const unsigned long ticket = next_ticket_++;
             waiting_.push_back(ticket);
             auto all_retired = [&] { return std::all_of(retired_flags_.begin(), retired_flags_.end(), [](bool r) { return r; }); };
+            // Slots that share a GPU take turns: a timing never shares its device with another
+            // slot's work (a kernel of the other worker would run inside its timed window).
+            auto device_busy = [&](size_t i) {
+                for (size_t j = 0; j < slots_.size(); ++j)
+                    if (busy_[j] && same_device(slots_[i], slots_[j])) return true;
+                return false;
+            };
             auto free_slot = [&]() -> std::optional<size_t> {
                 for (size_t i = 0; i < slots_.size(); ++i)
-                    if (!busy_[i] && !retired_flags_[i]) return i;
+                    if (!busy_[i] && !retired_flags_[i] && !device_busy(i)) return i;
                 return std::nullopt;
             };
             changed_.wait(lock, [&] { return all_retired() || (waiting_.front() == ticket && free_slot()); });

@@ -20,7 +20,8 @@
 
 namespace kp {
 
-// A slot is one worker's place on a GPU (two slots may share one GPU: `--gpus 0,0`).
+// A slot is one worker's place on a GPU (two slots may share one GPU: `--gpus 0,0`; they then take
+// turns, so that no timing shares its GPU with other work, while the builds still overlap them).
 using GpuSlot = gpu::SelectedGpu;
 
 // What a job tells the pool about the device it ran on.
@@ -44,7 +45,8 @@ public:
     // `check` decides whether a suspect device is retired; without one a suspect device always is.
     explicit GpuPool(std::vector<GpuSlot> slots, HealthCheck check = {});
 
-    // Runs `job` on the lowest-numbered free slot that is not retired, as soon as one is free;
+    // Runs `job` on the lowest-numbered free slot that is not retired and whose GPU no other slot is
+    // using, as soon as there is one;
     // callers waiting are served in arrival order. A job that reports its device suspect makes
     // the pool run the health check: a device that fails it is retired (never used again,
     // listed by retired()) and the job runs again on another slot; a device that passes means the

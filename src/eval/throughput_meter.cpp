@@ -58,6 +58,7 @@ ThroughputFigures ThroughputMeter::figures() const {
     std::lock_guard<std::mutex> lock(mutex_);
     ThroughputFigures f;
     f.slots = static_cast<int>(busy_.size());
+    f.devices = devices_;
     std::vector<Interval> all_busy;
     double first = 0, last = 0;
     bool any = false;
@@ -80,8 +81,8 @@ ThroughputFigures ThroughputMeter::figures() const {
     for (const auto& i : compiles_) extend(i);
     f.wall_seconds = any ? last - first : 0;
     if (f.wall_seconds > 0) {
-        f.busy_fraction = f.gpu_busy_seconds / (f.slots * f.wall_seconds);
-        f.candidates_per_gpu_hour = f.evaluations / (f.slots * f.wall_seconds / 3600.0);
+        f.busy_fraction = f.gpu_busy_seconds / (f.devices * f.wall_seconds);
+        f.candidates_per_gpu_hour = f.evaluations / (f.devices * f.wall_seconds / 3600.0);
     }
     f.compile_seconds = union_length(compiles_);
     f.overlap_seconds = intersection_length(compiles_, all_busy);
@@ -90,7 +91,8 @@ ThroughputFigures ThroughputMeter::figures() const {
 }
 
 nlohmann::json ThroughputFigures::to_json() const {
-    return {{"gpus", slots},
+    return {{"gpus", devices},
+            {"slots", slots},
             {"wall_seconds", wall_seconds},
             {"gpu_busy_seconds", gpu_busy_seconds},
             {"gpu_busy_fraction", busy_fraction},
@@ -104,8 +106,9 @@ nlohmann::json ThroughputFigures::to_json() const {
 }
 
 std::string ThroughputFigures::summary() const {
-    return fmt::format("{} candidates on {} GPU{} in {:.1f} s: {:.1f} per GPU-hour, GPUs busy {:.0f}%, {:.0f}% of compiling overlapped GPU work",
-                       evaluations, slots, slots == 1 ? "" : "s", wall_seconds, candidates_per_gpu_hour, 100 * busy_fraction,
+    const std::string shared = slots == devices ? "" : fmt::format(" ({} slots)", slots);
+    return fmt::format("{} candidates on {} GPU{}{} in {:.1f} s: {:.1f} per GPU-hour, GPUs busy {:.0f}%, {:.0f}% of compiling overlapped GPU work",
+                       evaluations, devices, devices == 1 ? "" : "s", shared, wall_seconds, candidates_per_gpu_hour, 100 * busy_fraction,
                        100 * overlap_fraction);
 }
 

@@ -18,19 +18,21 @@ struct Interval {
 
 struct ThroughputFigures {
     int slots = 0;                 // GPU slots the pool held
+    int devices = 0;               // the GPUs they are on (slots sharing a GPU take turns on it)
     double wall_seconds = 0;       // first start to last end of anything recorded
     double gpu_busy_seconds = 0;   // summed over the slots
-    double busy_fraction = 0;      // gpu_busy_seconds / (slots * wall_seconds)
+    double busy_fraction = 0;      // gpu_busy_seconds / (devices * wall_seconds)
     double compile_seconds = 0;    // the union of the compile intervals
     double overlap_seconds = 0;    // compile time during which at least one slot was busy
     double overlap_fraction = 0;   // overlap_seconds / compile_seconds (0 when nothing compiled)
     long evaluations = 0;          // candidates that reached the GPU
-    double candidates_per_gpu_hour = 0;  // evaluations / (slots * wall hours)
+    double candidates_per_gpu_hour = 0;  // evaluations / (devices * wall hours)
     std::vector<double> busy_seconds_per_slot;
     std::vector<long> evaluations_per_slot;
 
     nlohmann::json to_json() const;
     // "3 candidates on 2 GPUs in 41.0 s: 131.7 per GPU-hour, GPUs busy 62%, 80% of compiling overlapped GPU work"
+    // ("on 1 GPU (2 slots)" when slots share a GPU)
     std::string summary() const;
 };
 
@@ -41,7 +43,10 @@ double intersection_length(std::vector<Interval> a, std::vector<Interval> b);
 
 class ThroughputMeter {
 public:
-    explicit ThroughputMeter(int slots) : busy_(static_cast<size_t>(slots > 0 ? slots : 1)), evaluations_(busy_.size(), 0) {}
+    // `devices`: how many GPUs the slots are on (0: one per slot).
+    explicit ThroughputMeter(int slots, int devices = 0)
+        : busy_(static_cast<size_t>(slots > 0 ? slots : 1)), evaluations_(busy_.size(), 0),
+          devices_(devices > 0 ? devices : static_cast<int>(busy_.size())) {}
     void note_busy(int slot, Interval interval, bool evaluation);
     void note_compile(Interval interval);
     ThroughputFigures figures() const;
@@ -51,6 +56,7 @@ private:
     std::vector<std::vector<Interval>> busy_;
     std::vector<long> evaluations_;
     std::vector<Interval> compiles_;
+    int devices_;
 };
 
 // Steady-clock seconds now, the meter's time base.

@@ -63,6 +63,35 @@ TEST(GpuPool, ConcurrentJobsNeverShareASlotAndUseEverySlot) {
     for (long n : figures.evaluations_per_slot) EXPECT_GT(n, 0);
 }
 
+// `--gpus 0,0,1`: slots 0 and 1 are one GPU and take turns; slot 2 runs beside either.
+TEST(GpuPool, SlotsSharingAGpuTakeTurns) {
+    auto slots = fake_devices(2);
+    slots.insert(slots.begin() + 1, slots[0]);
+    GpuPool pool(slots);
+    std::atomic<int> on_gpu0{0}, peak_gpu0{0}, running{0}, peak{0};
+    auto raise = [](std::atomic<int>& peak_value, int now) {
+        int seen = peak_value.load();
+        while (now > seen && !peak_value.compare_exchange_weak(seen, now)) {
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&] {
+            ASSERT_TRUE(pool.run([&](int, const GpuSlot& device) {
+                            const bool gpu0 = device.index == 0;
+                            if (gpu0) raise(peak_gpu0, ++on_gpu0);
+                            raise(peak, ++running);
+                            sleep_ms(20);
+                            --running;
+                            if (gpu0) --on_gpu0;
+                            return SlotVerdict{};
+                        }).ok());
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(peak_gpu0.load(), 1) << "two slots of one GPU ran at once";
+    EXPECT_EQ(peak.load(), 2);  // one job on GPU 0 beside one on GPU 1
+}
+
 TEST(GpuPool, WaitingCallersAreServedInArrivalOrder) {
     GpuPool pool(fake_devices(1));
     std::mutex order_mutex;
@@ -179,6 +208,17 @@ TEST(ThroughputMeter, BusyFractionOverlapAndCandidatesPerGpuHour) {
     EXPECT_DOUBLE_EQ(f.candidates_per_gpu_hour, 3 / (2 * 12 / 3600.0));
     EXPECT_EQ(f.to_json()["gpus"], 2);
     EXPECT_NE(f.summary().find("3 candidates on 2 GPUs"), std::string::npos) << f.summary();
+
+    // The same two slots on one GPU: per-GPU figures count the GPU once.
+    ThroughputMeter shared(2, 1);
+    shared.note_busy(0, {0, 5}, true);
+    shared.note_busy(1, {5, 10}, true);
+    auto g = shared.figures();
+    EXPECT_EQ(g.devices, 1);
+    EXPECT_DOUBLE_EQ(g.busy_fraction, 1.0);
+    EXPECT_DOUBLE_EQ(g.candidates_per_gpu_hour, 2 / (10 / 3600.0));
+    EXPECT_EQ(g.to_json()["slots"], 2);
+    EXPECT_NE(g.summary().find("2 candidates on 1 GPU (2 slots)"), std::string::npos) << g.summary();
 }
 
 TEST(ThroughputMeter, UnionAndIntersectionCountOverlapsOnce) {
