@@ -28,7 +28,7 @@ const std::vector<std::string> kTasks{"gelu_f16", "sum_reduce_f32", "transpose_f
 // kernels; the cache is safe to share between processes).
 std::map<std::string, std::string> standin(std::map<std::string, std::string> more = {}) {
     more["KERNELPRO_WORKER"] = kp::testing::source_path("tests/eval/fake_workers/standin_times.sh").string();
-    more["KERNELPRO_CACHE_DIR"] = (fs::current_path() / "bench-shards-cache").string();
+    more["KERNELPRO_CACHE_DIR"] = (fs::temp_directory_path() / "kp-bench-shards-cache").string();
     return more;
 }
 
