@@ -12,9 +12,11 @@
 #include "build/candidate_builder.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "common/files.h"
 #include "eval/evaluation_report_text.h"
 #include "common/utf8.h"
 #include "eval/evaluator.h"
+#include "optimize/claim_check.h"
 #include "task/task_spec.h"
 
 namespace kp::cli {
@@ -102,6 +104,13 @@ Handler register_eval(CLI::App& root) {
             std::cerr << "error: " << report.error().message << "\n";
             return kExitEnvironment;
         }
+        // What the candidate says it uses (WGMMA, TMA, tensor cores) against its SASS, as optimize checks it.
+        if (report->candidate_build && report->candidate_build->ok())
+            if (auto text = read_text_file(a->candidate); text.ok())
+                for (const auto& claim : optimize::check_hardware_claims(*text, "", report->candidate_build->library,
+                                                                         report->candidate_build->key, a->candidate)
+                                             .unbacked)
+                    report->warnings.push_back("claim check: " + analysis::describe_unbacked(claim));
         if (a->json) std::cout << dump_json(report->to_json(), 2) << "\n";
         else std::cout << render_evaluation_text(*report);
         return report->status == FailureClass::Ok ? kExitOk : kExitCandidateFailed;

@@ -7,9 +7,9 @@
 namespace kp::optimize {
 
 ClaimCheck check_hardware_claims(const std::string& source, const std::string& rationale, const std::filesystem::path& library,
-                                 const std::string& build_key) {
+                                 const std::string& build_key, const std::string& source_name) {
     ClaimCheck check;
-    check.claims = analysis::find_hardware_claims(source, "candidate.cu", /*number_lines=*/true);
+    check.claims = analysis::find_hardware_claims(source, source_name, /*number_lines=*/true);
     for (auto& claim : analysis::find_hardware_claims(rationale, "rationale", /*number_lines=*/false)) {
         bool seen = false;  // a feature the source claims already is judged once
         for (const auto& c : check.claims) seen = seen || c.feature == claim.feature;

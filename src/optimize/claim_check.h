@@ -29,8 +29,9 @@ struct ClaimCheck {
 };
 
 // `library`: the candidate's built .so; `build_key`: its cache key (the disassembly is cached
-// under it, shared with the profiler's). No GPU.
+// under it, shared with the profiler's); `source_name`: how a claim's place names the source
+// ("candidate.cu:12"). No GPU.
 ClaimCheck check_hardware_claims(const std::string& source, const std::string& rationale, const std::filesystem::path& library,
-                                 const std::string& build_key);
+                                 const std::string& build_key, const std::string& source_name = "candidate.cu");
 
 }  // namespace kp::optimize
