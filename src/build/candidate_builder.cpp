@@ -153,7 +153,7 @@ Result<BuildOutcome> CandidateBuilder::build_entry(const BuildRequest& request) 
     Sha256 hasher;
     hasher.add(kBuildRecipeVersion).add(*source).add(*abi_header).add(toolchain_version()).add(cutlass_recipe);
     for (const auto& f : flags) hasher.add(f);
-    hasher.add(request.apply_guard ? "guard" : "trusted");
+    hasher.add(request.apply_guard ? "guard:" + guard_policy_fingerprint() : "trusted");
     std::string key = hasher.hex();
     fs::path entry = options_.cache_directory / key;
     fs::path manifest = entry / "build.json";

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "build/syscall_scan.h"
+#include "common/hash.h"
 #include "common/process.h"
 
 namespace kp {
@@ -120,7 +121,23 @@ bool matches(const std::string& pattern, const std::string& symbol) {
     return std::regex_match(symbol, it->second);
 }
 
+// Bumped when the guard's code decides differently with the same patterns (the syscall scan,
+// the export check, how a symbol is matched).
+constexpr const char* kGuardLogicVersion = "kp-guard-1";
+
 }  // namespace
+
+std::string guard_policy_fingerprint() {
+    static const std::string fingerprint = [] {
+        Sha256 hasher;
+        hasher.add(kGuardLogicVersion);
+        for (const auto& rule : deny_rules()) hasher.add("deny").add(rule.pattern).add(rule.reason);
+        for (const auto* pattern : allow_patterns()) hasher.add("allow").add(pattern);
+        for (const auto& [lib, pattern] : library_patterns()) hasher.add("library").add(lib).add(pattern);
+        return hasher.hex();
+    }();
+    return fingerprint;
+}
 
 bool exported_symbol_interposes(const std::string& symbol) {
     // __wrap_/__real_: a candidate's own launch gate (ld --wrap) would bypass kernelpro's.

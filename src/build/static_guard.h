@@ -36,6 +36,11 @@ struct GuardReport {
 std::vector<GuardViolation> check_symbols(const std::vector<std::string>& undefined_symbols,
                                           const std::vector<std::string>& allowed_libraries);
 
+// A hash of the guard's whole policy (every deny, allow and library rule, and its logic's version):
+// part of each build's cache key, so a verdict cached under an older policy is never reused (a
+// cheat the new policy catches cannot pass from the cache, nor an honest kernel stay rejected).
+std::string guard_policy_fingerprint();
+
 // True when a symbol the library defines and exports would shadow a runtime function (e.g. its own
 // cudaEventElapsedTime): kernels export kp_* only.
 bool exported_symbol_interposes(const std::string& symbol);

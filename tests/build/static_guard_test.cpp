@@ -36,6 +36,15 @@ TEST(StaticGuard, AcceptsTheCompilersArithmeticHelpers) {
     EXPECT_EQ(rejected({"__udivti3_and_more", "__divti3x", "__fixunsdfti_open"}).size(), 3u);
 }
 
+// The policy's fingerprint goes into every guarded build's cache key (a verdict is reused only
+// under the policy that gave it): a SHA-256, the same on every call.
+TEST(StaticGuard, ThePolicyHasOneFingerprint) {
+    const std::string fingerprint = guard_policy_fingerprint();
+    EXPECT_EQ(fingerprint.size(), 64u);
+    EXPECT_EQ(fingerprint.find_first_not_of("0123456789abcdef"), std::string::npos) << fingerprint;
+    EXPECT_EQ(guard_policy_fingerprint(), fingerprint);
+}
+
 TEST(StaticGuard, RejectsEveryForbiddenFamilyByName) {
     for (const char* s : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaEventCreate", "cudaEventRecord",
                           "cudaGraphLaunch", "cudaStreamBeginCapture", "cudaStreamSetAttribute", "cudaCtxResetPersistingL2Cache",
