@@ -7,9 +7,9 @@
 // alternate tiles, overlapping one tile's epilogue with the other's MMAs).
 // The task must allow libraries = ["cutlass"]: sm_90a, --expt-relaxed-constexpr, cluster launches.
 // kp:tune TILE_M=128,256
-// kp:tune TILE_N=128,256
+// kp:tune TILE_N=256,128
 // kp:tune CLUSTER_M=1,2
-// kp:tune CLUSTER_N=1,2
+// kp:tune CLUSTER_N=2,1
 // kp:tune SCHEDULE=0,1
 // kp:tune SWIZZLE=1,2,4,8
 // kp:constraint TILE_M * TILE_N <= 32768

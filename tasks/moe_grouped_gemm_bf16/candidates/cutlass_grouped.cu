@@ -6,9 +6,9 @@
 // A token that sends two slots to one expert simply gets two rows of that expert's group.
 // The order of rows inside a group does not change any value (each row is its own dot products).
 // kp:tune TILE_M=64,128
-// kp:tune TILE_N=128,256
+// kp:tune TILE_N=256,128
 // kp:tune CLUSTER_N=1,2
-// kp:tune SCHEDULE=0,1
+// kp:tune SCHEDULE=1,0
 // kp:constraint SCHEDULE == 1 || TILE_M == 128
 #include <kernelpro/abi.h>
 
