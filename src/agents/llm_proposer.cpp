@@ -4,6 +4,7 @@
 
 #include "analysis/feedback.h"
 #include "common/utf8.h"
+#include "search/proposers/parameter_space.h"
 
 namespace kp::agents {
 
@@ -53,13 +54,20 @@ std::vector<std::string> lesson_lines(const std::vector<search::Lesson>& lessons
 }  // namespace
 
 search::ParameterValues carry_parameters(const search::ParameterValues& parent,
-                                         const std::vector<llm::TunableDeclaration>& declared) {
+                                         const std::vector<llm::TunableDeclaration>& declared, const std::string& source) {
     search::ParameterValues values;
+    auto declared_value = [](const llm::TunableDeclaration& t, const std::optional<std::string>& v) {
+        return v && std::find(t.values.begin(), t.values.end(), *v) != t.values.end();
+    };
     for (const auto& t : declared) {
         if (t.values.empty()) continue;
         auto it = parent.find(t.name);
-        bool still_valid = it != parent.end() && std::find(t.values.begin(), t.values.end(), it->second) != t.values.end();
-        values[t.name] = still_valid ? it->second : t.values.front();
+        if (it != parent.end() && declared_value(t, it->second)) {
+            values[t.name] = it->second;
+            continue;
+        }
+        auto def = search::source_define_default(source, t.name);
+        values[t.name] = declared_value(t, def) ? *def : t.values.front();
     }
     return values;
 }
@@ -113,7 +121,7 @@ Result<search::ProposalBatch> LlmProposer::propose(const search::ProposalRequest
     search::Proposal proposal;
     proposal.kind = search::ProposalKind::rewrite;
     proposal.candidate.source = code->source;
-    proposal.candidate.params = carry_parameters(node.candidate.params, code->tunables);
+    proposal.candidate.params = carry_parameters(node.candidate.params, code->tunables, code->source);
     proposal.rationale = rationale.substr(0, 400);
     batch.proposals.push_back(std::move(proposal));
     return batch;

@@ -24,9 +24,10 @@ private:
     std::string task_description_;
 };
 
-// Keeps the parent's parameter values whose names the new source still declares (kp:tune), and
-// the declared default (first value) for new ones.
+// Keeps the parent's parameter values whose names the new source still declares (kp:tune); a new
+// one starts where the tuner would start it: the source's `#define` default when that value is
+// declared, else the first declared value.
 search::ParameterValues carry_parameters(const search::ParameterValues& parent,
-                                         const std::vector<llm::TunableDeclaration>& declared);
+                                         const std::vector<llm::TunableDeclaration>& declared, const std::string& source);
 
 }  // namespace kp::agents

@@ -132,3 +132,16 @@ TEST(LlmProposer, NoRewritesWantedMeansNoCalls) {
     EXPECT_TRUE(batch->proposals.empty());
     EXPECT_TRUE(client->purposes.empty());
 }
+
+// A new version's tunables start where the tuner would start them: a parent's value the new
+// source still declares, else the source's own #define default when declared, else the first value.
+TEST(LlmProposer, NewTunablesStartAtTheSourcesDefault) {
+    const std::string source =
+        "// kp:tune TILE_N=128,256\n// kp:tune CLUSTER=1,2\n// kp:tune VEC=1,2\n"
+        "#ifndef TILE_N\n#define TILE_N 256\n#endif\n#ifndef VEC\n#define VEC 4   // not a declared value\n#endif\n";
+    const std::vector<kp::llm::TunableDeclaration> declared{{"TILE_N", {"128", "256"}, 1}, {"CLUSTER", {"1", "2"}, 2}, {"VEC", {"1", "2"}, 3}};
+    auto fresh = kp::agents::carry_parameters({}, declared, source);
+    EXPECT_EQ(fresh, (kp::search::ParameterValues{{"TILE_N", "256"}, {"CLUSTER", "1"}, {"VEC", "1"}}));
+    auto carried = kp::agents::carry_parameters({{"TILE_N", "128"}, {"CLUSTER", "3"}, {"GONE", "7"}}, declared, source);
+    EXPECT_EQ(carried, (kp::search::ParameterValues{{"TILE_N", "128"}, {"CLUSTER", "1"}, {"VEC", "1"}}));
+}

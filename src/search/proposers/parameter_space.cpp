@@ -22,8 +22,7 @@ ParameterRole role_of(const std::string& name) {
     return ParameterRole::other;
 }
 
-namespace {
-std::optional<std::string> define_default(const std::string& source, const std::string& name) {
+std::optional<std::string> source_define_default(const std::string& source, const std::string& name) {
     std::istringstream in(source);
     std::string line;
     while (std::getline(in, line)) {
@@ -41,7 +40,6 @@ std::optional<std::string> define_default(const std::string& source, const std::
     }
     return std::nullopt;
 }
-}  // namespace
 
 ParameterValues resolve_point(const std::string& source, const TunableSpace& space, const ParameterValues& params) {
     ParameterValues point;
@@ -52,7 +50,7 @@ ParameterValues resolve_point(const std::string& source, const TunableSpace& spa
             point[p.name] = given->second;
             continue;
         }
-        auto def = define_default(source, p.name);
+        auto def = source_define_default(source, p.name);
         if (def && std::find(p.values.begin(), p.values.end(), *def) != p.values.end()) point[p.name] = *def;
         else point[p.name] = p.values.front();
     }

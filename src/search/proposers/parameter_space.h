@@ -21,6 +21,9 @@ using analysis::ParameterRole;
 using analysis::parameter_role_name;
 ParameterRole role_of(const std::string& parameter_name);
 
+// The value `#define NAME value` gives NAME in `source` (the default its `#ifndef NAME` block sets).
+std::optional<std::string> source_define_default(const std::string& source, const std::string& name);
+
 // The full point a node sits on: its explicit params, else the source's `#define NAME value`
 // default when that value is in the list, else the first declared value.
 ParameterValues resolve_point(const std::string& source, const TunableSpace& space, const ParameterValues& params);
