@@ -7,10 +7,18 @@ function(kp_add_test_paths target)
   target_compile_definitions(${target} PRIVATE KP_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endfunction()
 
+# KP_TEST_CACHE_DIR for a test that builds CUTLASS candidates: one compile cache they share, in the
+# build tree (its keys carry source, flags, toolchain and guard policy, so a hit is always valid).
+function(kp_use_test_cache target)
+  target_compile_definitions(${target} PRIVATE KP_TEST_CACHE_DIR="${PROJECT_BINARY_DIR}/test-cache")
+endfunction()
+
 function(kp_add_test name)
   # COST: ctest starts costlier tests first (a clean clone has no timings yet), so a long one
   # runs beside the others instead of alone at the end.
-  cmake_parse_arguments(ARG "" "COST" "SOURCES;LIBS;LABELS" ${ARGN})
+  # RESOURCE_LOCK: tests holding the same lock never run at once (they share a cache, and the
+  # second finds the first's builds).
+  cmake_parse_arguments(ARG "" "COST;RESOURCE_LOCK" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
   kp_add_test_paths(${name})
@@ -20,6 +28,9 @@ function(kp_add_test name)
   endif()
   if(ARG_COST)
     list(APPEND props COST ${ARG_COST})
+  endif()
+  if(ARG_RESOURCE_LOCK)
+    list(APPEND props RESOURCE_LOCK ${ARG_RESOURCE_LOCK})
   endif()
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ${props})
 endfunction()

@@ -14,6 +14,7 @@
 #include "build/cutlass_install.h"
 #include "common/files.h"
 #include "common/process.h"
+#include "search/proposers/parameter_space.h"
 #include "task/task_spec.h"
 
 using namespace kp;
@@ -176,6 +177,10 @@ TEST_F(CutlassBuildTest, ACuteCandidateCompilesForSm90aAndPassesTheGuard) {
 // collective builders' host code brings in what no small CuTe kernel does (__udivti3 in the tile
 // scheduler). Several minutes of nvcc on a 2-core machine.
 TEST_F(CutlassBuildTest, TheShippedCutlassCandidatesBuildAndPassTheGuard) {
+    BuilderOptions options;
+    options.cache_directory = fs::path(KP_TEST_CACHE_DIR) / "build";  // shared with the CuTe writer test
+    options.arch.name = "sm_90";
+    builder_ = std::make_unique<CandidateBuilder>(options);
     std::set<fs::path> seen;
     int built_count = 0;
     for (const auto& dir : fs::directory_iterator(kp::testing::source_path("tasks"))) {
@@ -185,7 +190,12 @@ TEST_F(CutlassBuildTest, TheShippedCutlassCandidatesBuildAndPassTheGuard) {
         if (std::find(task->libraries.begin(), task->libraries.end(), "cutlass") == task->libraries.end()) continue;
         for (const auto& c : fs::directory_iterator(dir.path() / "candidates")) {
             if (c.path().extension() != ".cu" || !seen.insert(fs::canonical(c.path())).second) continue;
-            auto built = builder_->build(task_build_request(*task, c.path()));
+            // At the point a search starts from (its tunables' defaults as -D values).
+            auto source = read_text_file(c.path());
+            ASSERT_TRUE(source.ok()) << source.error().message;
+            auto space = parse_tunables(*source);
+            ASSERT_TRUE(space.ok()) << c.path() << ": " << space.error().message;
+            auto built = builder_->build(task_build_request(*task, c.path(), kp::search::resolve_point(*source, *space, {})));
             ASSERT_TRUE(built.ok()) << c.path() << ": " << built.error().message;
             std::printf("[cutlass] %s/%s: %s for %s in %.1f s\n", task->name.c_str(), c.path().filename().c_str(),
                         build_status_name(built->status), built->arch.c_str(), built->compile_seconds);

@@ -24,7 +24,7 @@ TEST(CuteWriter, ScriptedRunSearchesFailsToCompileIsRepairedAndEndsCorrect) {
     const fs::path out = kp::make_temp_directory("kp-cute-writer").value();
     const std::map<std::string, std::string> environment{
         {"KERNELPRO_WORKER", kp::testing::source_path("tests/eval/fake_workers/standin_times.sh").string()},
-        {"KERNELPRO_CACHE_DIR", (out / "cache").string()}};
+        {"KERNELPRO_CACHE_DIR", KP_TEST_CACHE_DIR}};  // CutlassBuildTest may have built cutlass_ws.cu's start there
     auto run = run_kernelpro({"optimize", kp::testing::source_path("tasks/gemm_bf16").string(), "--proposer", "llm", "--llm",
                               "script:" + kp::testing::source_path("examples/llm-scripts/gemm_bf16_cute.jsonl").string(),
                               "--budget-evals", "3", "--seed", "1", "--out", (out / "run").string(), "--store",
