@@ -6,14 +6,14 @@
 #include "../source_tree.h"
 #include "cli_runner.h"
 #include "common/files.h"
-#include "common/tool_locator.h"
+#include "../nvidia_tools_support.h"
 
 namespace fs = std::filesystem;
 using kp::cli_test::run_kernelpro;
 
 TEST(EvalClaimCheck, AnUnbackedClaimIsAWarningAndAnHonestKernelHasNone) {
-    for (const char* tool : {"nvcc", "nvdisasm", "cuobjdump"})
-        if (!kp::locate_nvidia_tool(tool)) GTEST_SKIP() << "no " << tool << " (scripts/install-nvidia-tools): nothing can be built and read";
+    if (auto missing = kp::testing::missing_nvidia_tool({"nvcc", "nvdisasm", "cuobjdump"}))
+        GTEST_SKIP() << "no " << *missing << " (scripts/install-nvidia-tools): nothing can be built and read";
     const fs::path folder = kp::make_temp_directory("kp-eval-claims").value();
     const std::map<std::string, std::string> environment{
         {"KERNELPRO_WORKER", kp::testing::source_path("tests/eval/fake_workers/standin_times.sh").string()},

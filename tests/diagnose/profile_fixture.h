@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../nvidia_tools_support.h"
 #include "../source_tree.h"
 #include "build/candidate_builder.h"
 #include "diagnose/profile_candidate.h"
@@ -21,11 +22,9 @@ inline const std::string kSource = source_tree().string();
 inline const std::string kCorpus = kSource + "/tests/profile_corpus";
 inline const std::string kCorpusFixtures = kSource + "/tests/fixtures/h200-corpus/";
 
-inline bool have_nvcc() { return kp::profile::locate_nvidia_tool("nvcc").has_value(); }
+inline bool have_nvcc() { return !missing_nvidia_tool({"nvcc"}); }
 inline bool have_gpu() { return kp::gpu::CudaDriver::load().ok(); }
-inline bool have_sass_tools() {
-    return kp::profile::locate_nvidia_tool("nvdisasm").has_value() && kp::profile::locate_nvidia_tool("cuobjdump").has_value();
-}
+inline bool have_sass_tools() { return !missing_nvidia_tool({"nvdisasm", "cuobjdump"}); }
 
 struct Profiled {
     bool ok = false;

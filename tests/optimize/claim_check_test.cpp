@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "build/candidate_builder.h"
+#include "nvidia_tools_support.h"
 #include "optimize/claim_check.h"
-#include "common/tool_locator.h"
 #include "source_tree.h"
 #include "task/task_spec.h"
 
@@ -18,12 +18,6 @@ namespace fs = std::filesystem;
 using kp::optimize::check_hardware_claims;
 
 namespace {
-
-bool have_tools() {
-    for (const char* tool : {"nvcc", "nvdisasm", "cuobjdump"})
-        if (!kp::locate_nvidia_tool(tool)) return false;
-    return true;
-}
 
 // A scalar kernel whose first line is `header`.
 std::string scalar_kernel(const std::string& header) {
@@ -64,7 +58,8 @@ KP_EXPORT int kp_forward(const kp_tensor* in, int, kp_tensor* out, int, cudaStre
 class ClaimCheck : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!have_tools()) GTEST_SKIP() << "no nvcc/nvdisasm/cuobjdump (scripts/install-nvidia-tools): nothing can be built and read";
+        if (auto missing = kp::testing::missing_nvidia_tool({"nvcc", "nvdisasm", "cuobjdump"}))
+            GTEST_SKIP() << "no " << *missing << " (scripts/install-nvidia-tools): nothing can be built and read";
         dir_ = fs::temp_directory_path() / ("kp-claim-check-" + std::to_string(::getpid()));
         fs::create_directories(dir_);
     }
