@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Wall time per candidate: the KernelBench-style path against kernelpro, side by side (issue 2 §10 d).
+"""Wall time per candidate: the KernelBench-style path against kernelpro, side by side (issue 16).
 
-KernelBench path: torch.utils.cpp_extension.load_inline compiles the kernel into a PyTorch extension,
-then 5 correctness trials against the PyTorch reference and 3 warm-up + 100 timed calls with CUDA
-events and an L2 flush per call (KernelBench's cuda_event method).
-kernelpro path: `kernelpro eval` on the same GELU fp16 kernel, cold compile cache.
+For each kernel the same source, tasks/<task>/candidates/fast.cu, goes down both paths:
+  KernelBench path: torch.utils.cpp_extension.load_inline compiles it into a PyTorch extension (a
+    small wrapper hands PyTorch tensors to its kp_forward), then 5 correctness trials against the
+    PyTorch op on inputs drawn on the CPU, then 3 warm-up + 100 timed calls with CUDA events and an
+    L2 flush per call (KernelBench's cuda_event method).
+  kernelpro path: `kernelpro eval` with a cold compile cache (wall time of the whole command).
 Runs on the GPU machine (python3 with PyTorch). Prints a table.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -15,43 +18,56 @@ import tempfile
 import time
 
 import torch
+import torch.nn.functional as F
 from torch.utils.cpp_extension import load_inline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-CUDA_SRC = r"""
+# task, input shape and dtype (as task.toml says), the PyTorch op, output shape, tolerance
+KERNELS = [
+    ("gelu_f16", (16384, 16384), torch.float16, lambda x: F.gelu(x.float()).half(), (16384, 16384), 1e-2),
+    ("softmax_rows_f32", (16384, 8192), torch.float32, lambda x: torch.softmax(x, dim=1), (16384, 8192), 1e-4),
+    ("transpose_f32", (8192, 16384), torch.float32, lambda x: x.t().contiguous(), (16384, 8192), 1e-4),
+]
+
+WRAPPER = r"""
 #include <torch/extension.h>
-#include <cuda_fp16.h>
-__global__ void gelu_kernel(const __half* x, __half* y, long n) {
-    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
-    if (i < n) {
-        float v = __half2float(x[i]);
-        y[i] = __float2half(0.5f * v * (1.0f + erff(v * 0.70710678118654752f)));
-    }
+#include <ATen/cuda/CUDAContext.h>
+#include <vector>
+static kp_tensor kp_view(const torch::Tensor& t) {
+    kp_tensor k{};
+    k.data = t.data_ptr();
+    k.dtype = t.scalar_type() == torch::kFloat16 ? KP_F16 : t.scalar_type() == torch::kBFloat16 ? KP_BF16 : KP_F32;
+    k.ndim = (int)t.dim();
+    for (int d = 0; d < k.ndim; ++d) { k.shape[d] = t.size(d); k.stride[d] = t.stride(d); }
+    return k;
 }
-torch::Tensor gelu(torch::Tensor x) {
-    auto y = torch::empty_like(x);
-    long n = x.numel();
-    gelu_kernel<<<(n + 255) / 256, 256>>>((const __half*)x.data_ptr(), (__half*)y.data_ptr(), n);
-    return y;
+void run(std::vector<torch::Tensor> ins, std::vector<torch::Tensor> outs) {
+    std::vector<kp_tensor> a, b;
+    for (auto& t : ins) a.push_back(kp_view(t));
+    for (auto& t : outs) b.push_back(kp_view(t));
+    int rc = kp_forward(a.data(), (int)a.size(), b.data(), (int)b.size(), at::cuda::getCurrentCUDAStream());
+    TORCH_CHECK(rc == 0, "kp_forward returned ", rc);
 }
 """
-CPP_SRC = "torch::Tensor gelu(torch::Tensor x);"
 
 
-def kernelbench_path():
+def kernelbench_path(task, shape, dtype, op, out_shape, tol, include_dir):
+    source = open(os.path.join(ROOT, "tasks", task, "candidates", "fast.cu")).read()
     start = time.perf_counter()
     build_dir = tempfile.mkdtemp(prefix="kb-ext-")
-    module = load_inline(name="kb_gelu", cpp_sources=CPP_SRC, cuda_sources=CUDA_SRC, functions=["gelu"],
+    module = load_inline(name=f"kb_{task}", cpp_sources="void run(std::vector<torch::Tensor> ins, std::vector<torch::Tensor> outs);",
+                         cuda_sources=source + WRAPPER, functions=["run"], extra_include_paths=[include_dir],
                          build_directory=build_dir, verbose=False)
     compiled = time.perf_counter()
     gen = torch.Generator(device="cpu").manual_seed(42)
     for _ in range(5):
-        x = torch.randn(16384, 16384, generator=gen).to("cuda", torch.float16)
-        ref = torch.nn.functional.gelu(x.float()).half()
-        out = module.gelu(x)
+        x = torch.randn(*shape, generator=gen).to("cuda", dtype)
+        ref = op(x)
+        out = torch.empty(out_shape, dtype=dtype, device="cuda")
+        module.run([x], [out])
         torch.cuda.synchronize()
-        assert torch.allclose(out.float(), ref.float(), atol=1e-2, rtol=1e-2)
+        assert torch.allclose(out.float(), ref.float(), atol=tol, rtol=tol), task
     verified = time.perf_counter()
     flush = torch.empty(256 * 1024 * 1024 // 8, dtype=torch.int64, device="cuda")
     times = []
@@ -60,7 +76,7 @@ def kernelbench_path():
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         flush.fill_(i)
         s.record()
-        module.gelu(x)
+        module.run([x], [out])
         e.record()
         torch.cuda.synchronize()
         if i >= 3:
@@ -68,17 +84,16 @@ def kernelbench_path():
     done = time.perf_counter()
     shutil.rmtree(build_dir, ignore_errors=True)
     return {"compile": compiled - start, "verify": verified - compiled, "time": done - verified, "total": done - start,
-            "median_ms": sorted(times)[len(times) // 2]}
+            "median_ms": sorted(times)[len(times) // 2], "status": "ok"}
 
 
-def kernelpro_path(kernelpro):
+def kernelpro_path(kernelpro, task):
     env = dict(os.environ, KERNELPRO_CACHE_DIR=tempfile.mkdtemp(prefix="kp-cold-"))
     start = time.perf_counter()
-    r = subprocess.run([kernelpro, "eval", os.path.join(ROOT, "tasks/gelu_f16"),
-                        os.path.join(ROOT, "tasks/gelu_f16/candidates/fast.cu"), "--json", "-q"],
+    r = subprocess.run([kernelpro, "eval", os.path.join(ROOT, "tasks", task),
+                        os.path.join(ROOT, "tasks", task, "candidates", "fast.cu"), "--json", "-q"],
                        capture_output=True, text=True, env=env)
     total = time.perf_counter() - start
-    import json
     try:
         report = json.loads(r.stdout)
     except Exception:
@@ -91,13 +106,22 @@ def kernelpro_path(kernelpro):
 
 def main():
     kernelpro = sys.argv[1] if len(sys.argv) > 1 else shutil.which("kernelpro")
-    ours = kernelpro_path(kernelpro)
-    theirs = kernelbench_path()
-    print("\n| path | compile s | verify s | time s | total wall s | kernel median ms |")
-    print("|---|---|---|---|---|---|")
-    print(f"| KernelBench-style (load_inline) | {theirs['compile']:.2f} | {theirs['verify']:.2f} | {theirs['time']:.2f} | {theirs['total']:.2f} | {theirs['median_ms']:.4f} |")
-    print(f"| kernelpro eval ({ours['status']}) | {ours['compile']:.2f} | {ours['verify']:.2f} | {ours['time']:.2f} | {ours['total']:.2f} | {ours['median_ms']:.4f} |")
-    print(f"\nwall time per candidate: {theirs['total'] / ours['total']:.1f}x less with kernelpro")
+    include_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(kernelpro))), "include")
+    if not os.path.exists(os.path.join(include_dir, "kernelpro", "abi.h")):
+        include_dir = os.path.join(ROOT, "include")
+    rows, ratios = [], []
+    for task, shape, dtype, op, out_shape, tol in KERNELS:
+        ours = kernelpro_path(kernelpro, task)
+        theirs = kernelbench_path(task, shape, dtype, op, out_shape, tol, include_dir)
+        ratios.append(theirs["total"] / ours["total"])
+        for name, r in (("KernelBench-style (load_inline)", theirs), (f"kernelpro eval ({ours['status']})", ours)):
+            rows.append(f"| {task} | {name} | {r['compile']:.2f} | {r['verify']:.2f} | {r['time']:.2f} | {r['total']:.2f} | "
+                        f"{r['median_ms']:.4f} |")
+        print(f"{task}: {ratios[-1]:.1f}x less wall time with kernelpro", flush=True)
+    print("\n| kernel | path | compile s | verify s | time s | total wall s | kernel median ms |")
+    print("|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
+    print("\nwall time per candidate, KernelBench-style over kernelpro: " + ", ".join(f"{k[0]} {r:.1f}x" for k, r in zip(KERNELS, ratios)))
 
 
 if __name__ == "__main__":

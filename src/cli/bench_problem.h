@@ -13,6 +13,7 @@
 
 #include "cli/llm_option.h"
 #include "eval/gpu_pool.h"
+#include "eval/sample_statistics.h"
 #include "kernelbench/bench_table.h"
 
 namespace kp::search {
@@ -30,7 +31,7 @@ struct BenchSettings {
     double budget_seconds = 0;
     std::uint64_t seed = 1;
     int trials = 3;
-    double max_time = 1.0, min_time = 0.05;
+    double max_time = 1.0, min_time = StoppingRule{}.min_seconds;
     bool compile_baseline = true;
     // Time torch.compile in every evaluation of the search, not only in a final one: with a budget
     // of one evaluation this saves a worker per problem (the best's own report has every time).

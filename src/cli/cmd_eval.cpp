@@ -26,10 +26,13 @@ struct EvalArgs {
     std::string task, candidate, baseline;
     std::vector<std::string> params;
     bool json = false, no_timing = false, quiet = false, require_sandbox = false, no_compile = false, energy = false;
+    bool idle_start = false;
     int energy_windows = 5;
     int trials = 5;
-    double max_time = 5.0, min_time = 0.1, noise = 0.5, call_timeout = 10.0;
-    size_t min_samples = 10;
+    // The evaluator's own stopping rule unless asked otherwise (sample_statistics.h).
+    double max_time = StoppingRule{}.max_seconds, min_time = StoppingRule{}.min_seconds,
+           noise = 100 * StoppingRule{}.max_noise, median_interval = 100 * StoppingRule{}.max_median_interval, call_timeout = 10.0;
+    size_t min_samples = StoppingRule{}.min_samples;
     uint64_t seed = 0;
 };
 }  // namespace
@@ -53,6 +56,12 @@ Handler register_eval(CLI::App& root) {
     cmd->add_option("--min-time", a->min_time, "Measured time needed before stopping, seconds")->capture_default_str()->check(finite_at_least(0));
     cmd->add_option("--min-samples", a->min_samples, "Samples needed before stopping")->capture_default_str();
     cmd->add_option("--noise", a->noise, "Stop when the relative std dev is under this, percent")->capture_default_str()->check(finite_at_least(0));
+    cmd->add_option("--median-interval", a->median_interval,
+                    "Stop when the 95% interval of the median is within this of it, percent (0: off)")->capture_default_str()
+        ->check(finite_at_least(0));
+    cmd->add_flag("--idle-start", a->idle_start,
+                  "Start each timed interval on an idle GPU, so it includes the host's launch latency (default: queued behind a "
+                  "held stream, the GPU's time alone, as ncu reports)");
     cmd->add_option("--call-timeout", a->call_timeout, "Seconds one kernel call may take")->capture_default_str()->check(finite_at_least(0.001));
     cmd->add_option("--seed", a->seed, "Input seed (default: random, unpredictable to the candidate)");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
@@ -86,6 +95,8 @@ Handler register_eval(CLI::App& root) {
         options.timing.stopping.min_seconds = a->min_time;
         options.timing.stopping.min_samples = a->min_samples;
         options.timing.stopping.max_noise = a->noise / 100.0;
+        options.timing.stopping.max_median_interval = a->median_interval / 100.0;
+        options.timing.queued_start = !a->idle_start;
         options.call_timeout_seconds = a->call_timeout;
         options.energy.enabled = a->energy && !a->no_timing;
         options.energy.windows = a->energy_windows;

@@ -23,6 +23,7 @@
 #include "cli/search_session.h"
 #include "cli/stop_rule_options.h"
 #include "common/files.h"
+#include "eval/sample_statistics.h"
 #include "kernelbench/baseline_timing.h"
 #include "kernelbench/first_version.h"
 #include "llm/llm_provider.h"
@@ -52,7 +53,7 @@ struct OptimizeArgs {
     int profile_budget_passes = 0;
     std::uint64_t seed = 0;
     int trials = 3;
-    double max_time = 1.0, min_time = 0.05;
+    double max_time = 1.0, min_time = StoppingRule{}.min_seconds;
     bool quiet = false, require_sandbox = false;
 };
 

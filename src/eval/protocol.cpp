@@ -26,8 +26,10 @@ nlohmann::json to_json(const WorkerRequest& r) {
             {"timing",
              {{"enabled", r.timing.enabled}, {"warmup_calls", r.timing.warmup_calls}, {"input_sets", r.timing.input_sets},
               {"min_samples", s.min_samples}, {"max_samples", s.max_samples}, {"max_noise", s.max_noise}, {"max_standard_error", s.max_standard_error},
+              {"max_median_interval", s.max_median_interval},
               {"min_seconds", s.min_seconds}, {"max_seconds", s.max_seconds}, {"host_factor", r.timing.host_factor},
-              {"host_slack_seconds", r.timing.host_slack_seconds}}},
+              {"host_slack_seconds", r.timing.host_slack_seconds},
+              {"start", r.timing.queued_start ? "queued" : "idle"}, }},
             {"energy",
              {{"enabled", r.energy.enabled}, {"windows", r.energy.windows}, {"min_window_seconds", r.energy.min_window_seconds},
               {"period_factor", r.energy.period_factor}, {"measure_baseline", r.energy.measure_baseline}}},
@@ -83,10 +85,12 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
         s.max_samples = t.value("max_samples", s.max_samples);
         s.max_noise = t.value("max_noise", s.max_noise);
         s.max_standard_error = t.value("max_standard_error", s.max_standard_error);
+        s.max_median_interval = t.value("max_median_interval", s.max_median_interval);
         s.min_seconds = t.value("min_seconds", s.min_seconds);
         s.max_seconds = t.value("max_seconds", s.max_seconds);
         r.timing.host_factor = t.value("host_factor", r.timing.host_factor);
         r.timing.host_slack_seconds = t.value("host_slack_seconds", r.timing.host_slack_seconds);
+        r.timing.queued_start = t.value("start", std::string(r.timing.queued_start ? "queued" : "idle")) == "queued";
     }
     if (j.contains("energy")) {
         const auto& e = j["energy"];

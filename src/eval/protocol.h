@@ -21,6 +21,10 @@ struct TimingConfig {
     int warmup_calls = 2;
     int input_sets = 3;  // rotated across samples (and refilled from fresh seeds every sample)
     StoppingRule stopping;
+    // Where each timed interval starts (gpu_session.h, TimedStart): false, on an idle GPU (the
+    // interval holds the host's launch latency); true, queued behind a held stream (the GPU's time
+    // alone). A call that waits on the GPU inside kp_forward falls back to idle for every side.
+    bool queued_start = true;
     // A sample whose host-clock time (launch to device-wide sync) exceeds the event time by more than
     // this factor plus slack means work the timed stream did not see.
     double host_factor = 1.5;

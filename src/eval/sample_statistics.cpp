@@ -60,6 +60,7 @@ StoppingRule::Verdict StoppingRule::decide(const std::vector<double>& samples, d
     if (noise < max_noise) return Verdict::Converged;
     if (max_standard_error > 0 && noise / std::sqrt(static_cast<double>(samples.size())) < max_standard_error)
         return Verdict::StandardError;
+    if (max_median_interval > 0 && median_interval_half_width(samples) < max_median_interval) return Verdict::MedianPinned;
     // Noise settled: the noise estimate over the last windows moves by under 5% of itself.
     constexpr size_t kWindow = 16;
     if (samples.size() >= 4 * kWindow) {
@@ -71,11 +72,25 @@ StoppingRule::Verdict StoppingRule::decide(const std::vector<double>& samples, d
     return Verdict::Continue;
 }
 
+double median_interval_half_width(std::vector<double> samples) {
+    const size_t n = samples.size();
+    if (n < 6) return INFINITY;
+    std::sort(samples.begin(), samples.end());
+    const double half = 1.96 * std::sqrt(static_cast<double>(n)) / 2;
+    // 1-based ranks of the bounds, clipped to the sample.
+    const auto lower = static_cast<size_t>(std::max(1.0, std::floor(static_cast<double>(n) / 2 - half)));
+    const auto upper = static_cast<size_t>(std::min(static_cast<double>(n), std::ceil(static_cast<double>(n) / 2 + 1 + half)));
+    const double median = quantile(samples, 0.5);
+    if (median <= 0) return INFINITY;
+    return (samples[upper - 1] - samples[lower - 1]) / (2 * median);
+}
+
 const char* verdict_name(StoppingRule::Verdict v) {
     switch (v) {
         case StoppingRule::Verdict::Continue: return "continue";
         case StoppingRule::Verdict::Converged: return "converged";
         case StoppingRule::Verdict::StandardError: return "standard_error";
+        case StoppingRule::Verdict::MedianPinned: return "median_pinned";
         case StoppingRule::Verdict::NoiseSettled: return "noise_settled";
         case StoppingRule::Verdict::TimeCap: return "time_cap";
         case StoppingRule::Verdict::SampleCap: return "sample_cap";

@@ -76,6 +76,16 @@ std::vector<std::string> worker_environment(const std::map<std::string, std::str
     return kept;
 }
 
+// ": <the last line the process printed>", trimmed, or nothing: the clue to a start that failed.
+std::string last_line_of(const std::string& log) {
+    size_t end = log.find_last_not_of(" \t\r\n");
+    if (end == std::string::npos) return "";
+    size_t begin = log.rfind('\n', end);
+    std::string line = log.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+    if (line.size() > 200) line = line.substr(0, 200) + "...";
+    return ": " + valid_utf8(line);
+}
+
 std::string describe_worker_exit(int status) {
     if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -125,7 +135,8 @@ Result<WorkerOutcome> classify_ending(const ChannelState& said, int status, cons
     if (!said.got_hello) {
         std::string reason = said.got_final             ? said.message
                              : !watchdog_reason.empty() ? "it went silent while starting the GPU"
-                                                        : "it ended before starting the GPU (" + describe_worker_exit(status) + ")";
+                                                        : "it ended before starting the GPU (" + describe_worker_exit(status) + ")" +
+                                                              last_line_of(outcome.log);
         return make_error((said.phase == "protocol" ? "internal error: the worker refused the request: "
                                                     : "the evaluation worker could not start: ") + reason);
     }

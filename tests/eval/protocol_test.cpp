@@ -13,6 +13,8 @@ TEST(Protocol, RequestRoundTrip) {
     r.trials = 3;
     r.timing.stopping.max_noise = 0.01;
     r.timing.input_sets = 4;
+    r.timing.queued_start = true;
+    r.timing.stopping.max_median_interval = 0.004;
     r.mode = "profile_counters";
     r.counter_metrics = {"dram__bytes_read.sum", "gpu__time_duration.sum"};
     r.counters_library = "/lib/libkp_counters.so";
@@ -32,6 +34,8 @@ TEST(Protocol, RequestRoundTrip) {
     EXPECT_EQ(back.candidate_library, "/x.so");
     EXPECT_DOUBLE_EQ(back.timing.stopping.max_noise, 0.01);
     EXPECT_EQ(back.timing.input_sets, 4);
+    EXPECT_TRUE(back.timing.queued_start);
+    EXPECT_DOUBLE_EQ(back.timing.stopping.max_median_interval, 0.004);
     EXPECT_EQ(back.mode, "profile_counters");
     EXPECT_EQ(back.counter_metrics, r.counter_metrics);
     EXPECT_EQ(back.counters_library, "/lib/libkp_counters.so");

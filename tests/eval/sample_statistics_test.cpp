@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "eval/sample_statistics.h"
@@ -66,6 +67,40 @@ TEST(StoppingRule, NoisyRunsStopAtTheCapOrWhenNoiseSettles) {
     EXPECT_EQ(v, StoppingRule::Verdict::NoiseSettled);
     EXPECT_GE(samples.size(), 64u);
     EXPECT_EQ(rule.decide({1, 2, 3}, 0.0, rule.max_seconds + 1), StoppingRule::Verdict::TimeCap);
+}
+
+// The interval of the median comes from order statistics: its width follows the spread of the
+// middle of the sample and ignores how far the outliers lie.
+TEST(StoppingRule, MedianIntervalUsesOrderStatisticsAndIgnoresOutliers) {
+    EXPECT_TRUE(std::isinf(median_interval_half_width({1, 1, 1, 1, 1})));  // too few for an interval
+    std::vector<double> ramp;
+    for (int i = 1; i <= 100; ++i) ramp.push_back(100.0 + i);  // median 150.5
+    // n = 100: ranks 50 -+ 9.8, i.e. the 40th and 61st values (140 and 161 after the shift).
+    EXPECT_NEAR(median_interval_half_width(ramp), (161.0 - 140.0) / (2 * 150.5), 1e-12);
+    auto outlier = ramp;
+    outlier.back() = 1e9;  // one sample a million times too slow
+    EXPECT_DOUBLE_EQ(median_interval_half_width(outlier), median_interval_half_width(ramp));
+}
+
+// With 1% noise and a few wild samples, the median is pinned to 0.5% after tens of samples, where
+// the standard error of the mean (thrown off by the outliers) would need far more.
+TEST(StoppingRule, MedianPinnedEndsRunsWithOutliersEarly) {
+    StoppingRule rule;
+    rule.min_seconds = 0;
+    rule.max_median_interval = 0.005;
+    std::mt19937 rng(11);
+    std::normal_distribution<double> jitter(1.0, 0.01);
+    std::vector<double> samples;
+    StoppingRule::Verdict v = StoppingRule::Verdict::Continue;
+    while (v == StoppingRule::Verdict::Continue && samples.size() < 5000) {
+        samples.push_back(samples.size() % 10 == 3 ? 1.5 : jitter(rng));  // every tenth sample 50% slow
+        v = rule.decide(samples, 1.0, 0.0);
+    }
+    EXPECT_EQ(v, StoppingRule::Verdict::MedianPinned);
+    EXPECT_GE(samples.size(), 20u);
+    EXPECT_LE(samples.size(), 80u);
+    rule.max_median_interval = 0;  // off: the same samples run on to another rule
+    EXPECT_EQ(rule.decide(std::vector<double>(samples.begin(), samples.begin() + 30), 1.0, 0.0), StoppingRule::Verdict::Continue);
 }
 
 // A throttled sample is taken again while no more have been dropped than kept (8 at least); a GPU

@@ -78,6 +78,22 @@ __global__ void kp_harness_read(const uint4* data, int64_t n, unsigned* sink) {
     if (acc == 0x9E3779B9u && sink) *sink = acc;  // keeps the loads alive; practically never stores
 }
 
+// Spins until the host writes a non-zero release word, or until `timeout_ns` of the GPU's global
+// timer have passed (then says so in the word's second slot): the stream stays busy while the host
+// queues the timed call behind it.
+__global__ void kp_harness_hold(volatile unsigned* gate, unsigned long long timeout_ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (gate[0] == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now - start > timeout_ns) {
+            gate[1] = 1;
+            return;
+        }
+        __nanosleep(200);
+    }
+}
+
 struct BlockCompare {
     long long mismatches, nonfinite, first_mismatch, max_abs_index, max_rel_index;
     double max_abs, max_rel, ref_min, ref_max, ref_sum_abs;
@@ -179,6 +195,11 @@ cudaError_t fill_random(const DeviceBuffer& buffer, const Distribution& distribu
 cudaError_t read_through(const void* data, size_t bytes, cudaStream_t stream) {
     int64_t n = static_cast<int64_t>(bytes / sizeof(uint4));
     kp_harness_read<<<grid_for(n), kThreads, 0, stream>>>(static_cast<const uint4*>(data), n, nullptr);
+    return cudaGetLastError();
+}
+
+cudaError_t hold_stream(volatile unsigned* gate, double timeout_seconds, cudaStream_t stream) {
+    kp_harness_hold<<<1, 1, 0, stream>>>(gate, static_cast<unsigned long long>(timeout_seconds * 1e9));
     return cudaGetLastError();
 }
 

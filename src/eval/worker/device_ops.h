@@ -31,6 +31,11 @@ cudaError_t perturb_random(const DeviceBuffer& buffer, const Distribution& distr
 // the L2-flush write so the lines left in L2 are clean and the timed kernel pays no write-backs.
 cudaError_t read_through(const void* data, size_t bytes, cudaStream_t stream);
 
+// Queues a one-thread kernel that holds the stream until the host sets gate[0] (host-mapped
+// memory) or `timeout_seconds` pass, when it sets gate[1]: work queued behind it starts back to
+// back, without the host's launch latency in between.
+cudaError_t hold_stream(volatile unsigned* gate, double timeout_seconds, cudaStream_t stream);
+
 // Order-sensitive 64-bit checksum of the bytes (synchronizes the stream).
 cudaError_t checksum(const DeviceBuffer& buffer, cudaStream_t stream, uint64_t* result);
 

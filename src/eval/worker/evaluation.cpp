@@ -336,6 +336,8 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
     std::vector<std::vector<double>> extra_times(extras.size());
     std::vector<unsigned> candidate_clocks, baseline_clocks;
     size_t flagged_host = 0, throttled = 0, discarded_throttled = 0, checked_outputs = 0;
+    TimedStart start = request.timing.queued_start ? TimedStart::Queued : TimedStart::Idle;
+    std::string start_fallback;  // why a queued start went back to idle
     double measured = 0;
     auto timing_start = Clock::now();
     auto last_progress = timing_start;
@@ -353,14 +355,17 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         std::vector<double> extras_now(extras.size());
         auto time_candidate = [&] {
             out_a.poison(poison_a, gpu.stream());
-            cand = gpu.timed_call(candidate, c.input_sets[set].views(), out_a.views(), what);
+            cand = gpu.timed_call(candidate, c.input_sets[set].views(), out_a.views(), what, start);
         };
         auto time_baseline = [&] {
-            if (baseline) base = gpu.timed_call(*baseline, c.input_sets[set].views(), baseline_out.views(), what + " (baseline)");
-            for (size_t e = 0; e < extras.size(); ++e)
-                extras_now[e] =
-                    gpu.timed_call(extras[e].second, c.input_sets[set].views(), extra_out.views(), what + " (" + extras[e].first + ")")
-                        .event_seconds;
+            if (baseline)
+                base = gpu.timed_call(*baseline, c.input_sets[set].views(), baseline_out.views(), what + " (baseline)", start);
+            for (size_t e = 0; e < extras.size(); ++e) {
+                auto sample = gpu.timed_call(extras[e].second, c.input_sets[set].views(), extra_out.views(),
+                                             what + " (" + extras[e].first + ")", start);
+                extras_now[e] = sample.event_seconds;
+                if (sample.hold_timed_out && start_fallback.empty()) start_fallback = extras[e].first;
+            }
         };
         if (s % 2 == 0) { time_baseline(); time_candidate(); }
         else { time_candidate(); time_baseline(); }
@@ -383,6 +388,19 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         if (truth) {
             check_outputs(c, *truth, out_a, what + ": outputs produced during timing are wrong");
             ++checked_outputs;
+        }
+        // A side whose kp_forward waited on the held stream: every side goes back to idle starts and
+        // the samples so far are dropped, so all sides of a speedup are timed the same way.
+        if (cand.hold_timed_out && start_fallback.empty()) start_fallback = "candidate";
+        if (baseline && base.hold_timed_out && start_fallback.empty()) start_fallback = "baseline";
+        if (!start_fallback.empty() && start == TimedStart::Queued) {
+            start = TimedStart::Idle;
+            candidate_times.clear(), baseline_times.clear(), candidate_host_times.clear();
+            candidate_clocks.clear(), baseline_clocks.clear();
+            for (auto& times : extra_times) times.clear();
+            flagged_host = throttled = discarded_throttled = 0;
+            measured = 0;
+            continue;
         }
         // Samples taken while the GPU slowed itself are taken again, within a bound (throttle_policy.h).
         const bool slowed = cand.throttled || (baseline && base.throttled);
@@ -407,7 +425,8 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
         auto settled = [&](const std::vector<double>& times) {
             return request.timing.stopping.decide(times, measured, wall) != StoppingRule::Verdict::Continue;
         };
-        if (verdict == StoppingRule::Verdict::Converged || verdict == StoppingRule::Verdict::StandardError) {
+        if (verdict == StoppingRule::Verdict::Converged || verdict == StoppingRule::Verdict::StandardError ||
+            verdict == StoppingRule::Verdict::MedianPinned) {
             bool all = !baseline || settled(baseline_times);
             for (const auto& times : extra_times) all = all && settled(times);
             if (!all) verdict = StoppingRule::Verdict::Continue;
@@ -436,7 +455,10 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
                           {"throttled_samples_discarded", discarded_throttled},
                           {"checked_timed_outputs", checked_outputs},
                           {"input_sets", sets},
+                          {"start", start == TimedStart::Queued ? "queued" : "idle"},
                           {"wall_seconds", std::chrono::duration<double>(Clock::now() - timing_start).count()}};
+    if (!start_fallback.empty())
+        timing["start_fallback"] = "the " + start_fallback + " waited on the GPU inside kp_forward: queued starts are impossible";
     if (baseline) {
         timing["baseline"] = summary_json(baseline_times, baseline_clocks);
         timing["baseline_is_reference"] = !custom_baseline.loaded();

@@ -1,5 +1,6 @@
 #include "eval/worker/gpu_session.h"
 
+#include <atomic>
 #include <thread>
 
 #include "common/stopwatch.h"
@@ -12,6 +13,10 @@ namespace kp::worker {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+// How long a queued start holds the stream at most: far above any kp_forward's host time (tens of
+// microseconds), short enough that a call that waits on the GPU inside kp_forward loses little.
+constexpr double kHoldSeconds = 0.05;
+
 }  // namespace
 
 GpuSession::GpuSession(double call_timeout_seconds) : call_timeout_seconds_(call_timeout_seconds) {
@@ -27,10 +32,17 @@ GpuSession::GpuSession(double call_timeout_seconds) : call_timeout_seconds_(call
     // Persisting L2 carve-out to zero: no access-policy window can keep data resident across samples.
     cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     flush_bytes_ = std::max<size_t>(2 * l2_bytes_, 64u << 20);
-    check_cuda(cudaMalloc(&flush_buffer_, flush_bytes_), "allocating the L2 flush buffer");
+    // The write region, then a region as large that is only ever read (the clean-up's source).
+    check_cuda(cudaMalloc(&flush_buffer_, 2 * flush_bytes_), "allocating the L2 flush buffer");
     check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
     check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
     check_cuda(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
+    void* gate = nullptr;
+    check_cuda(cudaHostAlloc(&gate, 2 * sizeof(unsigned), cudaHostAllocMapped), "allocating the timing gate");
+    void* gate_device = nullptr;
+    check_cuda(cudaHostGetDevicePointer(&gate_device, gate, 0), "mapping the timing gate");
+    gate_host_ = static_cast<volatile unsigned*>(gate);
+    gate_device_ = static_cast<volatile unsigned*>(gate_device);
 }
 
 GpuSession::~GpuSession() {
@@ -132,21 +144,37 @@ void GpuSession::flush_l2() {
     // value changes each round so no compression or zero-page shortcut applies.
     check_cuda(cudaMemsetAsync(flush_buffer_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream()), "L2 flush");
     // The write leaves L2 full of dirty lines of the flush buffer; the timed kernel would pay their
-    // write-back. Reading the first half (long evicted) replaces them with clean lines, untimed.
-    check_cuda(read_through(flush_buffer_, flush_bytes_ / 2, stream()), "L2 clean");
+    // write-back. Reading as much again from a region never written replaces them all with clean
+    // lines, untimed. (Re-reading the first half of the written region, as before 2026-12-03, left
+    // enough dirty lines that a read-only kernel at full DRAM bandwidth ran 9% slower: sum_reduce
+    // 271 -> 249 us on the H200, docs/benchmarks.md.)
+    check_cuda(read_through(static_cast<char*>(flush_buffer_) + flush_bytes_, flush_bytes_, stream()), "L2 clean");
     cudaCtxResetPersistingL2Cache();
 }
 
 ColdSample GpuSession::timed_call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs,
-                                  std::vector<kp_tensor>& outputs, const std::string& phase) {
+                                  std::vector<kp_tensor>& outputs, const std::string& phase, TimedStart start) {
     flush_l2();
     wait_all(phase + " (flush)");
     ColdSample sample;
+    const bool queued = start == TimedStart::Queued;
+    if (queued) {
+        gate_host_[0] = 0;
+        gate_host_[1] = 0;
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        check_cuda(hold_stream(gate_device_, kHoldSeconds, stream()), phase + ": holding the stream");
+    }
+    // The host clock starts before kp_forward in both modes: host work inside it that the queued
+    // interval does not see still counts against the host-clock check.
     auto host_start = Clock::now();
     check_cuda(cudaEventRecord(start_, stream()), "cudaEventRecord");
     int rc = library.forward(inputs, outputs, stream());
     cudaError_t launch = cudaGetLastError();
     check_cuda(cudaEventRecord(stop_, stream()), "cudaEventRecord");
+    if (queued) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        gate_host_[0] = 1;
+    }
     check_forward(library, rc, launch, phase);
     finish_call(library, outputs, stream(), phase);  // after the stop event: not timed
     wait_event(stop_, phase);
@@ -158,6 +186,7 @@ ColdSample GpuSession::timed_call(const KernelLibrary& library, const std::vecto
     float ms = 0;
     check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
     sample.event_seconds = ms * 1e-3;
+    if (queued) sample.hold_timed_out = gate_host_[1] != 0;
     return sample;
 }
 

@@ -20,7 +20,18 @@ struct ColdSample {
     double host_seconds = 0;   // host clock from just before the launch to after a device-wide sync
     unsigned sm_clock_mhz = 0;
     bool throttled = false;
+    // Queued start only: the hold ran out before the host released it (kp_forward waited on the GPU,
+    // or its host code took longer than the hold): the start event came late, the sample is unsound.
+    bool hold_timed_out = false;
 };
+
+// Where the timed interval begins. Idle: the start event is recorded on an idle GPU, so the
+// interval also holds the host's launch latency (what the caller of a single, synchronized call
+// waits). Queued: the stream is held by a spinning kernel while the host queues start event, call
+// and stop event, then released, so the interval is the GPU's time for the call alone (what ncu's
+// gpu__time_duration and nvbench's cold measurement report, and what back-to-back calls cost).
+enum class TimedStart { Idle, Queued };
+
 
 class GpuSession {
 public:
@@ -42,7 +53,7 @@ public:
                  const std::string& phase);
     // One cold sample: flush L2 (write 2x its size), reset persisting L2, then time one call.
     ColdSample timed_call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs,
-                          std::vector<kp_tensor>& outputs, const std::string& phase);
+                          std::vector<kp_tensor>& outputs, const std::string& phase, TimedStart start = TimedStart::Queued);
 
     // Waits for everything queued so far, polling so a hung kernel becomes a Timeout failure.
     void wait_all(const std::string& phase);
@@ -60,6 +71,9 @@ private:
     size_t flush_bytes_ = 0;
     unsigned flush_round_ = 0;
     cudaEvent_t start_ = nullptr, stop_ = nullptr, done_ = nullptr;
+    // Host-mapped release word of the queued start ([0] released by the host, [1] timed out).
+    volatile unsigned* gate_host_ = nullptr;
+    volatile unsigned* gate_device_ = nullptr;
     gpu::ClockMonitor clock_monitor_;  // NVML for this GPU, found by its PCI bus id
 };
 
