@@ -69,13 +69,11 @@ __global__ void kp_harness_checksum(const uint32_t* words, int64_t n_words, cons
     atomicAdd(result, local);  // wraps mod 2^64: fine for a checksum
 }
 
-__global__ void kp_harness_read(const uint4* data, int64_t n, unsigned* sink) {
-    unsigned acc = 0;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-        uint4 v = __ldcg(data + i);
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (acc == 0x9E3779B9u && sink) *sink = acc;  // keeps the loads alive; practically never stores
+// Drops the L2 lines of [data, data + 128 * lines) without writing them back (PTX ISA 7.4,
+// sm_80): the buffer's contents become undefined, which the flush buffer's may.
+__global__ void kp_harness_discard(char* data, int64_t lines) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < lines; i += (int64_t)gridDim.x * blockDim.x)
+        asm volatile("discard.global.L2 [%0], 128;" ::"l"(data + i * 128) : "memory");
 }
 
 // Spins until the host writes a non-zero release word, or until `timeout_ns` of the GPU's global
@@ -192,9 +190,9 @@ cudaError_t fill_random(const DeviceBuffer& buffer, const Distribution& distribu
     return perturb_random(buffer, distribution, seed, 1, stream);
 }
 
-cudaError_t read_through(const void* data, size_t bytes, cudaStream_t stream) {
-    int64_t n = static_cast<int64_t>(bytes / sizeof(uint4));
-    kp_harness_read<<<grid_for(n), kThreads, 0, stream>>>(static_cast<const uint4*>(data), n, nullptr);
+cudaError_t discard_l2_lines(void* data, size_t bytes, cudaStream_t stream) {
+    const auto lines = static_cast<int64_t>(bytes / 128);
+    kp_harness_discard<<<grid_for(lines), kThreads, 0, stream>>>(static_cast<char*>(data), lines);
     return cudaGetLastError();
 }
 

@@ -27,9 +27,9 @@ cudaError_t fill_random(const DeviceBuffer& buffer, const Distribution& distribu
 cudaError_t perturb_random(const DeviceBuffer& buffer, const Distribution& distribution, uint64_t seed, int one_in,
                            cudaStream_t stream);
 
-// Reads `bytes` of `data` (16-byte loads, result discarded through a never-taken store): used after
-// the L2-flush write so the lines left in L2 are clean and the timed kernel pays no write-backs.
-cudaError_t read_through(const void* data, size_t bytes, cudaStream_t stream);
+// Invalidates the L2 lines of a 128-byte aligned buffer without write-back (PTX discard.global.L2,
+// sm_80 and later): afterwards its contents are undefined.
+cudaError_t discard_l2_lines(void* data, size_t bytes, cudaStream_t stream);
 
 // Queues a one-thread kernel that holds the stream until the host sets gate[0] (host-mapped
 // memory) or `timeout_seconds` pass, when it sets gate[1]: work queued behind it starts back to

@@ -32,8 +32,7 @@ GpuSession::GpuSession(double call_timeout_seconds) : call_timeout_seconds_(call
     // Persisting L2 carve-out to zero: no access-policy window can keep data resident across samples.
     cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     flush_bytes_ = std::max<size_t>(2 * l2_bytes_, 64u << 20);
-    // The write region, then a region as large that is only ever read (the clean-up's source).
-    check_cuda(cudaMalloc(&flush_buffer_, 2 * flush_bytes_), "allocating the L2 flush buffer");
+    check_cuda(cudaMalloc(&flush_buffer_, flush_bytes_), "allocating the L2 flush buffer");
     check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
     check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
     check_cuda(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
@@ -144,11 +143,13 @@ void GpuSession::flush_l2() {
     // value changes each round so no compression or zero-page shortcut applies.
     check_cuda(cudaMemsetAsync(flush_buffer_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream()), "L2 flush");
     // The write leaves L2 full of dirty lines of the flush buffer; the timed kernel would pay their
-    // write-back. Reading as much again from a region never written replaces them all with clean
-    // lines, untimed. (Re-reading the first half of the written region, as before 2026-12-03, left
-    // enough dirty lines that a read-only kernel at full DRAM bandwidth ran 9% slower: sum_reduce
-    // 271 -> 249 us on the H200, docs/benchmarks.md.)
-    check_cuda(read_through(static_cast<char*>(flush_buffer_) + flush_bytes_, flush_bytes_, stream()), "L2 clean");
+    // write-back. From sm_80 on they are discarded (no write-back), so L2 starts empty, as ncu's
+    // --cache-control all leaves it: with L2 full of clean lines instead, kernels writing at full
+    // DRAM bandwidth ran 5-6% slower on the H200 (softmax 270.7 us in our loop against 255.8 us
+    // with ncu's flush on top), and re-reading half of the written region to clean it, as before,
+    // left enough dirty lines that a read-only kernel ran 9% slower (sum_reduce 271 -> 249 us;
+    // docs/benchmarks.md, 2026-12-03). The worker is built for sm_80 and later, which have discard.
+    check_cuda(discard_l2_lines(flush_buffer_, flush_bytes_, stream()), "L2 discard");
     cudaCtxResetPersistingL2Cache();
 }
 
