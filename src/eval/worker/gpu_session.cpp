@@ -143,12 +143,12 @@ void GpuSession::flush_l2() {
     // value changes each round so no compression or zero-page shortcut applies.
     check_cuda(cudaMemsetAsync(flush_buffer_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream()), "L2 flush");
     // The write leaves L2 full of dirty lines of the flush buffer; the timed kernel would pay their
-    // write-back. From sm_80 on they are discarded (no write-back), so L2 starts empty, as ncu's
-    // --cache-control all leaves it: with L2 full of clean lines instead, kernels writing at full
-    // DRAM bandwidth ran 5-6% slower on the H200 (softmax 270.7 us in our loop against 255.8 us
-    // with ncu's flush on top), and re-reading half of the written region to clean it, as before,
-    // left enough dirty lines that a read-only kernel ran 9% slower (sum_reduce 271 -> 249 us;
-    // docs/benchmarks.md, 2026-12-03). The worker is built for sm_80 and later, which have discard.
+    // write-back. They are discarded instead (no write-back). Re-reading half of the written region
+    // to clean them, as before, left enough dirty lines that a read-only kernel ran 9% slower
+    // (sum_reduce 271 -> 249 us on the H200); a full L2 of clean lines from a region never written
+    // still cost kernels that write at full DRAM bandwidth 5-6%, the discard 4-5% (softmax 270.2
+    // -> 267.3 us, against 255.8 us with ncu's own flush on top: docs/benchmarks.md, 2026-12-03).
+    // The worker is built for sm_80 and later, which have discard.
     check_cuda(discard_l2_lines(flush_buffer_, flush_bytes_, stream()), "L2 discard");
     cudaCtxResetPersistingL2Cache();
 }
