@@ -29,7 +29,7 @@ nlohmann::json to_json(const WorkerRequest& r) {
               {"max_median_interval", s.max_median_interval},
               {"min_seconds", s.min_seconds}, {"max_seconds", s.max_seconds}, {"host_factor", r.timing.host_factor},
               {"host_slack_seconds", r.timing.host_slack_seconds},
-              {"start", r.timing.queued_start ? "queued" : "idle"}, }},
+              {"start", timed_start_name(r.timing.queued_start)}}},
             {"energy",
              {{"enabled", r.energy.enabled}, {"windows", r.energy.windows}, {"min_window_seconds", r.energy.min_window_seconds},
               {"period_factor", r.energy.period_factor}, {"measure_baseline", r.energy.measure_baseline}}},
@@ -90,7 +90,7 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
         s.max_seconds = t.value("max_seconds", s.max_seconds);
         r.timing.host_factor = t.value("host_factor", r.timing.host_factor);
         r.timing.host_slack_seconds = t.value("host_slack_seconds", r.timing.host_slack_seconds);
-        r.timing.queued_start = t.value("start", std::string(r.timing.queued_start ? "queued" : "idle")) == "queued";
+        r.timing.queued_start = t.value("start", std::string(timed_start_name(r.timing.queued_start))) == timed_start_name(true);
     }
     if (j.contains("energy")) {
         const auto& e = j["energy"];

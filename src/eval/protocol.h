@@ -95,6 +95,9 @@ struct WorkerRequest {
     std::string nonce;
 };
 
+// "queued" or "idle": TimingConfig::queued_start as the request and the result's timing write it.
+inline const char* timed_start_name(bool queued) { return queued ? "queued" : "idle"; }
+
 nlohmann::json to_json(const WorkerRequest& request);
 WorkerRequest worker_request_from_json(const nlohmann::json& j);
 

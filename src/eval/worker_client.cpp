@@ -80,8 +80,9 @@ std::vector<std::string> worker_environment(const std::map<std::string, std::str
 std::string last_line_of(const std::string& log) {
     size_t end = log.find_last_not_of(" \t\r\n");
     if (end == std::string::npos) return "";
-    size_t begin = log.rfind('\n', end);
-    std::string line = log.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+    const size_t newline = log.rfind('\n', end);
+    const size_t begin = newline == std::string::npos ? 0 : newline + 1;
+    std::string line = log.substr(begin, end + 1 - begin);
     if (line.size() > 200) line = line.substr(0, 200) + "...";
     return ": " + valid_utf8(line);
 }

@@ -455,7 +455,7 @@ nlohmann::json run_evaluation(const WorkerRequest& request, GpuSession& gpu, con
                           {"throttled_samples_discarded", discarded_throttled},
                           {"checked_timed_outputs", checked_outputs},
                           {"input_sets", sets},
-                          {"start", start == TimedStart::Queued ? "queued" : "idle"},
+                          {"start", timed_start_name(start == TimedStart::Queued)},
                           {"wall_seconds", std::chrono::duration<double>(Clock::now() - timing_start).count()}};
     if (!start_fallback.empty())
         timing["start_fallback"] = "the " + start_fallback + " waited on the GPU inside kp_forward: queued starts are impossible";

@@ -16,7 +16,6 @@ using Clock = std::chrono::steady_clock;
 // How long a queued start holds the stream at most: far above any kp_forward's host time (tens of
 // microseconds), short enough that a call that waits on the GPU inside kp_forward loses little.
 constexpr double kHoldSeconds = 0.05;
-
 }  // namespace
 
 GpuSession::GpuSession(double call_timeout_seconds) : call_timeout_seconds_(call_timeout_seconds) {

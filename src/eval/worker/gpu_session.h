@@ -32,7 +32,6 @@ struct ColdSample {
 // gpu__time_duration and nvbench's cold measurement report, and what back-to-back calls cost).
 enum class TimedStart { Idle, Queued };
 
-
 class GpuSession {
 public:
     explicit GpuSession(double call_timeout_seconds);
@@ -51,14 +50,15 @@ public:
     // One call of kp_forward queued without waiting (energy windows); return code and launch checked.
     void enqueue(const KernelLibrary& library, const std::vector<kp_tensor>& inputs, std::vector<kp_tensor>& outputs,
                  const std::string& phase);
-    // One cold sample: flush L2 (write 2x its size), reset persisting L2, then time one call.
+    // One cold sample: flush L2 (flush_l2), then time one call from where `start` says.
     ColdSample timed_call(const KernelLibrary& library, const std::vector<kp_tensor>& inputs,
                           std::vector<kp_tensor>& outputs, const std::string& phase, TimedStart start = TimedStart::Queued);
 
     // Waits for everything queued so far, polling so a hung kernel becomes a Timeout failure.
     void wait_all(const std::string& phase);
 
-    // Evicts every L2 line (writes twice its size); queued on the harness stream.
+    // Evicts every L2 line (writes twice its size), drops the flush's own lines without write-back
+    // and resets persisting L2; queued on the harness stream.
     void flush_l2();
 
 private:
