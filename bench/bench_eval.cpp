@@ -27,10 +27,39 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Extra ncu metrics (--ncu-metrics) per call of the candidate: a `.sum` metric summed over the
+// call's kernels, any other (rates, percentages) averaged over them.
+using MetricTotals = std::vector<std::pair<std::string, double>>;
+
+std::string metric_list(const std::vector<std::string>& extra) {
+    std::string list = "gpu__time_duration.sum";
+    for (const auto& m : extra) list += "," + m;
+    return list;
+}
+
+MetricTotals per_call_totals(const std::vector<profile::KernelMetrics>& kernels, const std::vector<std::string>& extra, size_t calls) {
+    MetricTotals totals;
+    if (kernels.empty() || calls == 0) return totals;
+    for (const auto& m : extra) {
+        double total = 0;
+        for (const auto& k : kernels) total += k.number(m).value_or(0);
+        const bool summed = m.size() > 4 && m.compare(m.size() - 4, 4, ".sum") == 0;
+        totals.emplace_back(m, summed ? total / static_cast<double>(calls) : total / static_cast<double>(kernels.size()));
+    }
+    return totals;
+}
+
+std::string format_totals(const MetricTotals& totals) {
+    std::string text;
+    for (const auto& [name, value] : totals) text += fmt::format("{}{}={:.4g}", text.empty() ? "" : ", ", name, value);
+    return text;
+}
+
 // Mean ncu gpu__time_duration per call of the candidate, over `calls` profiled calls; the names of
 // the kernels it launched into `names`.
 std::optional<double> ncu_seconds_per_call(const TaskSpec& task, const EvaluationReport& report, int calls, std::string& note,
-                                           std::set<std::string>* names = nullptr) {
+                                           std::set<std::string>* names = nullptr, const std::vector<std::string>& extra = {},
+                                           MetricTotals* totals = nullptr) {
     auto ncu = profile::locate_nvidia_tool("ncu");
     auto worker = find_worker_executable();
     if (!ncu || !worker.ok()) {
@@ -46,9 +75,9 @@ std::optional<double> ncu_seconds_per_call(const TaskSpec& task, const Evaluatio
     auto dir = make_temp_directory("kp-bench-ncu").value();
     std::ofstream(dir / "request.json") << to_json(request).dump();
     std::string command = fmt::format(
-        "{} --clock-control none --profile-from-start off --metrics gpu__time_duration.sum --csv --print-units base "
+        "{} --clock-control none --profile-from-start off --metrics {} --csv --print-units base "
         "{} --channel-fd 3 3>/dev/null < {}",
-        *ncu, worker->string(), (dir / "request.json").string());
+        *ncu, metric_list(extra), worker->string(), (dir / "request.json").string());
     ProcessOptions options;
     options.timeout = std::chrono::minutes(5);
     auto r = run_process({"bash", "-c", command}, options);
@@ -66,6 +95,7 @@ std::optional<double> ncu_seconds_per_call(const TaskSpec& task, const Evaluatio
         total_ns += k.number("gpu__time_duration.sum").value_or(0);
         if (names) names->insert(k.name);
     }
+    if (totals) *totals = per_call_totals({kernels->begin(), kernels->end()}, extra, calls);
     return total_ns * 1e-9 / calls;
 }
 
@@ -76,7 +106,7 @@ std::optional<double> ncu_seconds_per_call(const TaskSpec& task, const Evaluatio
 // interval (what the events hold besides the kernel).
 std::optional<double> ncu_in_loop_seconds(CandidateBuilder& builder, const TaskSpec& task, const fs::path& candidate,
                                           EvaluationOptions options, const std::set<std::string>& names, const std::string& cache_control,
-                                          std::string& note) {
+                                          std::string& note, const std::vector<std::string>& extra = {}, MetricTotals* totals = nullptr) {
     auto ncu = profile::locate_nvidia_tool("ncu");
     auto worker = find_worker_executable();
     if (!ncu || !worker.ok() || names.empty()) {
@@ -85,7 +115,7 @@ std::optional<double> ncu_in_loop_seconds(CandidateBuilder& builder, const TaskS
     }
     WorkerOptions worker_options;
     worker_options.launcher = {*ncu, "--clock-control", "none", "--cache-control", cache_control, "--metrics",
-                               "gpu__time_duration.sum", "--csv", "--print-units", "base", worker->string()};
+                               metric_list(extra), "--csv", "--print-units", "base", worker->string()};
     worker_options.max_log_bytes = 64u << 20;  // ncu's CSV arrives in the worker's log
     worker_options.watchdog = std::chrono::minutes(5);
     const int samples = 24;
@@ -117,13 +147,18 @@ std::optional<double> ncu_in_loop_seconds(CandidateBuilder& builder, const TaskS
         return std::nullopt;
     }
     std::vector<double> durations;  // the candidate's launches, in order
+    std::vector<profile::KernelMetrics> launches;
     for (const auto& k : *kernels)
-        if (names.count(k.name)) durations.push_back(k.number("gpu__time_duration.sum").value_or(0) * 1e-9);
+        if (names.count(k.name)) {
+            durations.push_back(k.number("gpu__time_duration.sum").value_or(0) * 1e-9);
+            launches.push_back(k);
+        }
     const size_t per_call = names.size();
     if (durations.size() < per_call * samples) {
         note = fmt::format("{} candidate launches under ncu, expected at least {}", durations.size(), per_call * samples);
         return std::nullopt;
     }
+    if (totals) *totals = per_call_totals({launches.end() - static_cast<long>(per_call * samples), launches.end()}, extra, samples);
     std::vector<double> calls;
     for (size_t first = durations.size() - per_call * samples; first < durations.size(); first += per_call) {
         double call = 0;
@@ -157,6 +192,10 @@ int main(int argc, char** argv) {
     app.add_option("--ncu-in-loop-cache-control", loop_cache_control,
                    "ncu's --cache-control inside the loop: none (our flush alone) or all (ncu's flush on top)")
         ->check(CLI::IsMember({"none", "all"}))->capture_default_str();
+    std::vector<std::string> extra_metrics;
+    app.add_option("--ncu-metrics", extra_metrics,
+                   "More ncu metrics to read beside the duration (standalone and in the loop), e.g. dram__bytes_write.sum")
+        ->delimiter(',');
     app.add_option("--tasks", tasks_dir, "Folder of example tasks")->capture_default_str();
     app.add_option("--repeats", repeats, "Evaluations of the same candidate for the spread");
     app.add_option("--json", json_out, "Write all numbers to this file");
@@ -173,7 +212,7 @@ int main(int argc, char** argv) {
     Evaluator evaluator(builder);
     nlohmann::json all = nlohmann::json::array();
     std::vector<double> compile_s, verify_s, time_s, total_s, spreads;
-    std::vector<std::string> rows, loop_rows;
+    std::vector<std::string> rows, loop_rows, metric_rows;
     std::vector<fs::path> task_dirs;
     for (const auto& d : fs::directory_iterator(tasks_dir))
         if (fs::exists(d.path() / "task.toml") && fs::exists(d.path() / "candidates" / "fast.cu")) task_dirs.push_back(d.path());
@@ -221,13 +260,19 @@ int main(int argc, char** argv) {
         std::optional<double> ncu_s;
         std::string note;
         std::set<std::string> names;
-        if (with_ncu && first->status == FailureClass::Ok) ncu_s = ncu_seconds_per_call(*task, *first, 5, note, &names);
+        MetricTotals standalone_totals, loop_totals;
+        if (with_ncu && first->status == FailureClass::Ok)
+            ncu_s = ncu_seconds_per_call(*task, *first, 5, note, &names, extra_metrics, &standalone_totals);
         std::optional<double> in_loop_s;
         if (ncu_in_loop && ncu_s) {
             std::string loop_note;
-            in_loop_s = ncu_in_loop_seconds(builder, *task, candidate, options, names, loop_cache_control, loop_note);
+            in_loop_s = ncu_in_loop_seconds(builder, *task, candidate, options, names, loop_cache_control, loop_note, extra_metrics,
+                                            &loop_totals);
             if (!loop_note.empty()) std::fprintf(stderr, "%s ncu in loop: %s\n", task->name.c_str(), loop_note.c_str());
         }
+        if (!extra_metrics.empty())
+            metric_rows.push_back(fmt::format("{}: standalone {}; in our loop {}", task->name, format_totals(standalone_totals),
+                                              loop_totals.empty() ? "n/a" : format_totals(loop_totals)));
         double ours = summary.median;
         if (in_loop_s)
             loop_rows.push_back(fmt::format("| {:<18} | {:>10.1f} | {:>10.1f} | {:>10.1f} | {:+.1f}% | {:+.1f}% |", task->name, ours * 1e6,
@@ -251,6 +296,10 @@ int main(int argc, char** argv) {
         std::printf("\n| task | ours us | ncu in our loop us | ncu standalone us | in loop vs standalone | ours vs in loop |\n");
         std::printf("|---|---|---|---|---|---|\n");
         for (const auto& r : loop_rows) std::printf("%s\n", r.c_str());
+    }
+    if (!metric_rows.empty()) {
+        std::printf("\nncu metrics per call:\n");
+        for (const auto& r : metric_rows) std::printf("  %s\n", r.c_str());
     }
     auto med = [](std::vector<double> v) { return summarize(std::move(v)).median; };
     std::printf("\nmedian over tasks: compile %.2f s, verify %.2f s, time %.2f s, total %.2f s per candidate; max spread %.2f%%\n",

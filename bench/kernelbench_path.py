@@ -9,6 +9,7 @@ For each kernel the same source, tasks/<task>/candidates/fast.cu, goes down both
   kernelpro path: `kernelpro eval` with a cold compile cache (wall time of the whole command).
 Runs on the GPU machine (python3 with PyTorch). Prints a table.
 """
+import argparse
 import json
 import os
 import shutil
@@ -105,7 +106,14 @@ def kernelpro_path(kernelpro, task):
 
 
 def main():
-    kernelpro = sys.argv[1] if len(sys.argv) > 1 else shutil.which("kernelpro")
+    parser = argparse.ArgumentParser(description="Wall time per candidate: the KernelBench-style path against kernelpro")
+    parser.add_argument("kernelpro", nargs="?", default=shutil.which("kernelpro"), help="the kernelpro executable")
+    parser.add_argument("--only", nargs="+", choices=[k[0] for k in KERNELS], help="run these kernels only")
+    args = parser.parse_args()
+    if not args.kernelpro:
+        sys.exit("kernelbench_path: no kernelpro executable given or on PATH")
+    kernelpro = args.kernelpro
+    kernels = [k for k in KERNELS if not args.only or k[0] in args.only]
     include_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(kernelpro))), "include")
     if not os.path.exists(os.path.join(include_dir, "kernelpro", "abi.h")):
         include_dir = os.path.join(ROOT, "include")
@@ -113,14 +121,14 @@ def main():
     print("\n| kernel | path | compile s | verify s | time s | total wall s | kernel median ms |")
     print("|---|---|---|---|---|---|---|", flush=True)
     ratios = []
-    for task, shape, dtype, op, out_shape, tol in KERNELS:
+    for task, shape, dtype, op, out_shape, tol in kernels:
         ours = kernelpro_path(kernelpro, task)
         theirs = kernelbench_path(task, shape, dtype, op, out_shape, tol, include_dir)
         ratios.append(theirs["total"] / ours["total"])
         for name, r in (("KernelBench-style (load_inline)", theirs), (f"kernelpro eval ({ours['status']})", ours)):
             print(f"| {task} | {name} | {r['compile']:.2f} | {r['verify']:.2f} | {r['time']:.2f} | {r['total']:.2f} | "
                   f"{r['median_ms']:.4f} |", flush=True)
-    print("\nwall time per candidate, KernelBench-style over kernelpro: " + ", ".join(f"{k[0]} {r:.1f}x" for k, r in zip(KERNELS, ratios)))
+    print("\nwall time per candidate, KernelBench-style over kernelpro: " + ", ".join(f"{k[0]} {r:.1f}x" for k, r in zip(kernels, ratios)))
 
 
 if __name__ == "__main__":

@@ -76,6 +76,21 @@ __global__ void kp_harness_discard(char* data, int64_t lines) {
         asm volatile("discard.global.L2 [%0], 128;" ::"l"(data + i * 128) : "memory");
 }
 
+// Loads one word of every 128-byte line of [data, data + 128 * lines) with an evict-first L2
+// policy, so those lines go first when L2 needs room (PTX ISA 7.4, createpolicy, sm_80). The
+// loads feed a store that never happens (the buffer is the flush buffer: scratch), so they stay.
+__global__ void kp_harness_mark_evict_first(char* data, int64_t lines) {
+    unsigned long long policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    unsigned acc = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < lines; i += (int64_t)gridDim.x * blockDim.x) {
+        unsigned v;
+        asm volatile("ld.global.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(v) : "l"(data + i * 128), "l"(policy));
+        acc ^= v;
+    }
+    if (acc == 0x9E3779B9u) *reinterpret_cast<unsigned*>(data) = acc;
+}
+
 // Spins until the host writes a non-zero release word, or until `timeout_ns` of the GPU's global
 // timer have passed (then says so in the word's second slot): the stream stays busy while the host
 // queues the timed call behind it.
@@ -193,6 +208,12 @@ cudaError_t fill_random(const DeviceBuffer& buffer, const Distribution& distribu
 cudaError_t discard_l2_lines(void* data, size_t bytes, cudaStream_t stream) {
     const auto lines = static_cast<int64_t>(bytes / 128);
     kp_harness_discard<<<grid_for(lines), kThreads, 0, stream>>>(static_cast<char*>(data), lines);
+    return cudaGetLastError();
+}
+
+cudaError_t mark_l2_lines_evict_first(void* data, size_t bytes, cudaStream_t stream) {
+    const auto lines = static_cast<int64_t>(bytes / 128);
+    kp_harness_mark_evict_first<<<grid_for(lines), kThreads, 0, stream>>>(static_cast<char*>(data), lines);
     return cudaGetLastError();
 }
 

@@ -30,6 +30,9 @@ cudaError_t perturb_random(const DeviceBuffer& buffer, const Distribution& distr
 // Invalidates the L2 lines of a 128-byte aligned buffer without write-back (PTX discard.global.L2,
 // sm_80 and later): afterwards its contents are undefined.
 cudaError_t discard_l2_lines(void* data, size_t bytes, cudaStream_t stream);
+// Re-marks the L2 lines of the region evict-first (one load per 128-byte line; the region is
+// scratch: a word of it may be overwritten).
+cudaError_t mark_l2_lines_evict_first(void* data, size_t bytes, cudaStream_t stream);
 
 // Queues a one-thread kernel that holds the stream until the host sets gate[0] (host-mapped
 // memory) or `timeout_seconds` pass, when it sets gate[1]: work queued behind it starts back to

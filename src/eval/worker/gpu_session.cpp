@@ -142,12 +142,15 @@ void GpuSession::flush_l2() {
     // value changes each round so no compression or zero-page shortcut applies.
     check_cuda(cudaMemsetAsync(flush_buffer_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream()), "L2 flush");
     // The write leaves L2 full of dirty lines of the flush buffer; the timed kernel would pay their
-    // write-back. They are discarded instead (no write-back). Re-reading half of the written region
-    // to clean them, as before, left enough dirty lines that a read-only kernel ran 9% slower
-    // (sum_reduce 271 -> 249 us on the H200); a full L2 of clean lines from a region never written
-    // still cost kernels that write at full DRAM bandwidth 5-6%, the discard 4-5% (softmax 270.2
-    // -> 267.3 us, against 255.8 us with ncu's own flush on top: docs/benchmarks.md, 2026-12-03).
-    // The worker is built for sm_80 and later, which have discard.
+    // write-back. They are marked evict-first and then discarded (no write-back). What each step
+    // was worth on the H200 (docs/benchmarks.md, 2026-12-03 and 12-04): re-reading half of the
+    // written region instead left enough dirty lines that a read-only kernel ran 9% slower
+    // (sum_reduce 271 -> 249 us); the discard alone left kernels that write at full DRAM bandwidth
+    // 4-5% above ncu's own flush (softmax 269.5 us against 258 us) with the same DRAM bytes moved;
+    // marking the lines evict-first before the discard halves that (264.7 us). A larger write, a
+    // flush written by a kernel with evict-last or evict-normal stores, and a 2 ms pause after the
+    // discard changed nothing. The worker is built for sm_80 and later, which have both.
+    check_cuda(mark_l2_lines_evict_first(flush_buffer_, flush_bytes_, stream()), "L2 evict-first");
     check_cuda(discard_l2_lines(flush_buffer_, flush_bytes_, stream()), "L2 discard");
     cudaCtxResetPersistingL2Cache();
 }
