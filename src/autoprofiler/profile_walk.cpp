@@ -1,6 +1,7 @@
 #include "autoprofiler/profile_walk.h"
 
 #include "analysis/feedback.h"
+#include "analysis/tool_registry.h"
 #include "autoprofiler/named_trees.h"
 
 namespace kp::autoprofiler {
@@ -24,6 +25,38 @@ std::vector<TreeOutcome> walk_profile(const TreeChoice& choice, const diagnose::
         out.push_back(evaluate_tree(choice.tree, record, choice.costs, choice.budget));
     }
     return out;
+}
+
+std::vector<std::string> leaf_tools(const TreeChoice& choice, const analysis::ProfileData& kernel,
+                                    const analysis::RooflineResult& roofline, const std::filesystem::path& counters_reply) {
+    KernelRecord record;
+    record.name = kernel.kernel_name;
+    record.diagnosis.kernel_name = kernel.kernel_name;
+    record.diagnosis.roofline = roofline;
+    record.signals = signals_of(record.diagnosis, true, counters_reply);
+    std::vector<std::string> tools;
+    for (const auto& action : evaluate_tree(choice.tree, record, choice.costs, choice.budget, false).taken)
+        if (auto tool = tool_of_action(action); !tool.empty()) tools.push_back(tool);
+    return tools;
+}
+
+void collect_by_tree(const TreeChoice& choice, diagnose::ProfileOptions& options, const std::filesystem::path& counters_reply) {
+    // A tree without a test (none, roofline, full, a learner's first tree) knows its tools before
+    // anything is counted: the usual plan collects them, in one run when they fit the budget.
+    const auto root = choice.tree.nodes.find(choice.tree.root);
+    if (root != choice.tree.nodes.end() && root->second.is_leaf()) {
+        std::vector<std::string> tools;
+        for (const auto& action : root->second.collect)
+            if (auto tool = tool_of_action(action); !tool.empty()) tools.push_back(tool);
+        if (!tools.empty()) {
+            options.tools = std::move(tools);
+            return;
+        }
+    }
+    options.tools = analysis::default_tool_registry().names();
+    options.stage2_tools = [choice, counters_reply](const analysis::ProfileData& kernel, const analysis::RooflineResult& roofline) {
+        return leaf_tools(choice, kernel, roofline, counters_reply);
+    };
 }
 
 nlohmann::json to_json(const TreeOutcome& o) {

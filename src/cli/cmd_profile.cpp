@@ -49,6 +49,10 @@ std::vector<std::string> split_commas(const std::vector<std::string>& values) {
     return out;
 }
 
+// The worker's counters reply the profile reads or writes: a recorded one (--ncu-csv REPLY.json),
+// else --keep-counters; "" when neither.
+std::string counters_reply(const ProfileArgs& a) { return a.ncu_csv.ends_with(".json") ? a.ncu_csv : a.counters_file; }
+
 // The options the command line asks for; a usage error names what is wrong.
 Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a) {
     diagnose::ProfileOptions options;
@@ -74,12 +78,12 @@ Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a) {
         options.budget_seconds = a.budget_seconds;
         options.budget_passes = a.budget_passes;
     } else {
-        // The tree's leaves choose among every tool's findings; the budget is the tree's (applied
-        // to its actions by their measured costs), the collection itself stays the fixed plan.
+        // The tree's leaves pick the tools, and stage 2 counts only what they need; the budget is
+        // the tree's (applied to its actions by their measured costs).
         if (!options.tools.empty()) return make_error("--tree and --tools are exclusive: the tree picks the tools");
-        if (auto choice = autoprofiler::choose_tree(a.tree, a.tree_costs, {a.budget_seconds, a.budget_passes}); !choice)
-            return choice.error();
-        options.tools = analysis::default_tool_registry().names();
+        auto choice = autoprofiler::choose_tree(a.tree, a.tree_costs, {a.budget_seconds, a.budget_passes});
+        if (!choice) return choice.error();
+        autoprofiler::collect_by_tree(*choice, options, counters_reply(a));
     }
     if (!a.quiet)
         options.on_progress = [start = std::chrono::steady_clock::now()](const std::string& line) {
@@ -96,10 +100,6 @@ std::string usage_problem(const ProfileArgs& a) {
     if (!std::filesystem::is_regular_file(a.candidate)) return "candidate not found: " + a.candidate;
     return "";
 }
-
-// The worker's counters reply the profile reads or writes: a recorded one (--ncu-csv REPLY.json),
-// else --keep-counters; "" when neither.
-std::string counters_reply(const ProfileArgs& a) { return a.ncu_csv.ends_with(".json") ? a.ncu_csv : a.counters_file; }
 
 int print_tree_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
     report.candidate = a.candidate;
@@ -159,7 +159,15 @@ int run_profile(const ProfileArgs& a) {
         std::cerr << "error: " << problem << "\n";
         return kExitUsage;
     }
-    auto options = profile_options(a);
+    // A tree's static signals (registers, local and shared memory, the launch) come from the
+    // worker's counters reply: keep it for the tree when the user did not ask for it.
+    ProfileArgs walked = a;
+    std::filesystem::path scratch_reply;
+    if (!a.tree.empty() && counters_reply(a).empty()) {
+        scratch_reply = std::filesystem::temp_directory_path() / fmt::format("kp-tree-counters-{}.json", static_cast<long>(getpid()));
+        walked.counters_file = scratch_reply.string();
+    }
+    auto options = profile_options(walked);
     if (!options) {
         std::cerr << "error: " << options.error().message << "\n";
         return kExitUsage;
@@ -185,15 +193,6 @@ int run_profile(const ProfileArgs& a) {
     if (!build->ok()) {
         std::cerr << "error: the candidate did not build (" << build_status_name(build->status) << "): " << build->message << "\n";
         return kExitCandidateFailed;
-    }
-    // A tree's static signals (registers, local and shared memory, the launch) come from the
-    // worker's counters reply: keep it for the walk when the user did not ask for it.
-    ProfileArgs walked = a;
-    std::filesystem::path scratch_reply;
-    if (!a.tree.empty() && counters_reply(a).empty()) {
-        scratch_reply = std::filesystem::temp_directory_path() / fmt::format("kp-tree-counters-{}.json", static_cast<long>(getpid()));
-        walked.counters_file = scratch_reply.string();
-        options->counters_reply_file = walked.counters_file;
     }
     auto report = diagnose::profile_candidate_report(*task, *build, *options);
     if (!report) {
@@ -249,8 +248,8 @@ Handler register_profile(CLI::App& root) {
     cmd->add_option("--keep-counters", a->counters_file, "Write the worker's raw CUPTI counters reply (JSON) here");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
     cmd->add_option("--tree", a->tree,
-                    "Profiling tree (docs/autoprofiler.md): a file, or none | roofline | full; the feedback is what its leaf for each "
-                    "kernel takes within --budget-seconds/--budget-passes");
+                    "Profiling tree (docs/autoprofiler.md): a file, or none | roofline | full; for each kernel, stage 2 counts and "
+                    "the feedback shows what its leaf takes within --budget-seconds/--budget-passes");
     cmd->add_option("--tree-costs", a->tree_costs, "The tree's action costs: a GPU name or a cost file")->capture_default_str();
     return [a]() -> int { return run_profile(*a); };
 }

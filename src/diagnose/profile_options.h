@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "analysis/planner.h"
+#include "analysis/profile_data.h"
+#include "analysis/roofline.h"
 #include "diagnose/collector_registry.h"
 
 namespace kp::diagnose {
@@ -22,6 +24,11 @@ enum class CounterSource { automatic, cupti, ncu };
 struct ProfileOptions {
     std::string ncu_path;                  // empty: located (KERNELPRO_NCU, PATH, ...)
     std::vector<std::string> tools;        // empty: the tools of each kernel's roofline class
+    // Stage 2's tools for one kernel, chosen from its first collection (the roofline's counters
+    // and launch facts) and its roofline class: a profiling tree's leaf (autoprofiler::
+    // collect_by_tree). Set: the first collection holds the roofline's counters only, and stage 2
+    // counts what the chosen tools need instead of what the class's tools (or `tools`) need.
+    std::function<std::vector<std::string>(const analysis::ProfileData&, const analysis::RooflineResult&)> stage2_tools;
     std::set<std::string> collectors = default_collector_registry().default_names();
     // Collectors asked for by name (--collectors): one that runs only when useful runs anyway (the
     // timeline for a call of one kernel).

@@ -4,7 +4,6 @@
 #include <system_error>
 
 #include "analysis/feedback.h"
-#include "analysis/tool_registry.h"
 #include "common/files.h"
 #include "common/utf8.h"
 #include "diagnose/profile_candidate.h"
@@ -179,6 +178,7 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
         Result<diagnose::ProfileReport> profiled = make_error("profile: not run");
         auto profile_on = [&](diagnose::ProfileOptions options) {
             options.counters_reply_file = reply;
+            if (profile_tree_) autoprofiler::collect_by_tree(*profile_tree_, options, reply);
             profiled = diagnose::profile_candidate_report(task_, *report->candidate_build, options);
         };
         if (GpuPool* pool = evaluator_.gpu_pool()) {
@@ -220,10 +220,7 @@ Result<search::EvaluationOutcome> GpuEvaluator::evaluate(const search::Evaluatio
 }
 
 void GpuEvaluator::enable_profiling(diagnose::ProfileOptions options, std::optional<autoprofiler::TreeChoice> tree) {
-    if (tree) {
-        // The tree's leaves choose among every tool's findings.
-        options.tools = analysis::default_tool_registry().names();
-    }
+    // With a tree, each evaluation's profile collects what its leaves take (collect_by_tree).
     profile_options_ = std::move(options);
     profile_tree_ = std::move(tree);
 }

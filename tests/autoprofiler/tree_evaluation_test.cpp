@@ -1,8 +1,12 @@
 // Evaluating trees on the recorded corpus: the walk, the budget, determinism and the feedback.
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "analysis/tool_registry.h"
 #include "autoprofiler/named_trees.h"
 #include "autoprofiler/objective.h"
+#include "autoprofiler/profile_walk.h"
 #include "autoprofiler/tree_evaluation.h"
 #include "recorded_records.h"
 
@@ -82,6 +86,60 @@ TEST(TreeEvaluation, WalksTheTreeBySignals) {
     EXPECT_EQ(copy.path, (std::vector<std::string>{"start", "by_class", "memory"}));
     EXPECT_TRUE(is_hit(*narrow, copy)) << copy.feedback;
     EXPECT_EQ(copy.taken.front(), kRooflineAction);
+}
+
+// What a live profile with a tree counts in stage 2 (leaf_tools, before the tools have run) is
+// what the walk afterwards takes: the same leaf from the same signals, the static ones read from
+// the first collection's reply.
+TEST(TreeEvaluation, StageTwoCountsForTheToolsTheWalkTakes) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    auto tree = parse_tree(kByClass, "by_class.toml");
+    ASSERT_TRUE(tree) << tree.error().message;
+    TreeChoice choice{"by_class.toml", *tree, h200_costs(), {}};
+    std::set<std::vector<std::string>> leaves_seen;
+    for (const auto& k : *recorded_records()) {
+        const std::string reply = kp::testing::kCorpusFixtures + k.name + ".counters.json";
+        kp::analysis::ProfileData data;
+        data.kernel_name = k.diagnosis.kernel_name;
+        auto chosen = leaf_tools(choice, data, k.diagnosis.roofline, reply);
+        std::vector<std::string> walked;
+        for (const auto& action : evaluate_tree(*tree, k, h200_costs(), {}).taken)
+            if (auto tool = tool_of_action(action); !tool.empty()) walked.push_back(tool);
+        EXPECT_EQ(chosen, walked) << k.name;
+        leaves_seen.insert(chosen);
+    }
+    // The static test decides for the spilling kernel, the class for the others: all three leaves.
+    EXPECT_EQ(leaves_seen.size(), 3u);
+    const auto* spills = record_named("register_spills");
+    ASSERT_TRUE(spills);
+    kp::analysis::ProfileData data;
+    EXPECT_EQ(leaf_tools(choice, data, spills->diagnosis.roofline, kp::testing::kCorpusFixtures + "register_spills.counters.json"),
+              (std::vector<std::string>{"register_spills"}));
+    // Without the reply the static signal is unknown: the walk goes below, to the class.
+    EXPECT_NE(leaf_tools(choice, data, spills->diagnosis.roofline, "/nonexistent/reply.json"),
+              (std::vector<std::string>{"register_spills"}));
+}
+
+// A tree without a test knows its tools before anything is counted: the usual plan collects them
+// (in one run when they fit); a tree that tests signals chooses stage 2's tools per kernel.
+TEST(TreeEvaluation, OnlyATreeThatTestsChoosesStageTwoPerKernel) {
+    auto full = resolve_tree("full");
+    ASSERT_TRUE(full);
+    kp::diagnose::ProfileOptions options;
+    collect_by_tree({"full", *full, h200_costs(), {}}, options, "reply.json");
+    EXPECT_FALSE(options.stage2_tools);
+    EXPECT_EQ(options.tools, kp::analysis::default_tool_registry().names());
+    auto tree = parse_tree(kByClass, "by_class.toml");
+    ASSERT_TRUE(tree) << tree.error().message;
+    kp::diagnose::ProfileOptions chosen;
+    collect_by_tree({"by_class.toml", *tree, h200_costs(), {}}, chosen, "reply.json");
+    EXPECT_TRUE(chosen.stage2_tools);
+    EXPECT_EQ(chosen.tools, kp::analysis::default_tool_registry().names());  // every tool diagnoses what was counted
+    auto spills = one_leaf_tree("spills", {"tool:register_spills"});
+    kp::diagnose::ProfileOptions one;
+    collect_by_tree({"spills", spills, h200_costs(), {}}, one, "reply.json");
+    EXPECT_FALSE(one.stage2_tools);
+    EXPECT_EQ(one.tools, (std::vector<std::string>{"register_spills"}));
 }
 
 TEST(TreeEvaluation, BudgetDropsActionsInOrderAndDeterministically) {

@@ -2,7 +2,8 @@
 // CUPTI's range profiler or by ncu (CounterCollection), or replayed from a CSV ncu recorded
 // (--ncu-csv). The first collection holds the roofline's counters and, when they fit the budget,
 // every tool's; otherwise, once the roofline classes are known, a second collection gets the
-// counters of each class's tools (within the budget left), merged by launch.
+// counters of each class's tools, or of the tools a profiling tree's leaf takes (within the budget
+// left), merged by launch.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -21,15 +22,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options) {
-    if (options.tools.empty()) return analysis::default_tool_registry().all();
+std::vector<const analysis::MicroTool*> tools_named(const std::vector<std::string>& names) {
     std::vector<const analysis::MicroTool*> tools;
-    for (const auto& name : options.tools) tools.push_back(analysis::default_tool_registry().find(name));
+    for (const auto& name : names)
+        if (const auto* tool = analysis::default_tool_registry().find(name)) tools.push_back(tool);
     return tools;
 }
 
-std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options, analysis::RooflineClass kind) {
-    return options.tools.empty() ? analysis::default_tool_registry().for_class(kind) : tools_for(options);
+std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options) {
+    return options.tools.empty() ? analysis::default_tool_registry().all() : tools_named(options.tools);
+}
+
+// The tools stage 2 serves for one kernel: the chooser's (a tree's leaf), else the class's (or the named ones).
+std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options, const analysis::ProfileData& kernel,
+                                                  const analysis::RooflineResult& roofline) {
+    if (options.stage2_tools) return tools_named(options.stage2_tools(kernel, roofline));
+    return options.tools.empty() ? analysis::default_tool_registry().for_class(roofline.kind) : tools_for(options);
 }
 
 // A worker's counters reply (--keep-counters), with the traced call's timeline when it holds one.
@@ -95,7 +103,9 @@ Status open_collection(ProfileSession& s) {
 Status collect_first(ProfileSession& s) {
     if (auto opened = open_collection(s); !opened) return opened;
     analysis::PlanBudget budget{s.options.budget_passes, s.options.budget_seconds};
-    auto first = analysis::plan_first_collection(tools_for(s.options), s.options.stages, budget, s.plan.source_page_allowed);
+    // With a chooser, stage 2 must wait for it: the first collection is the roofline's alone.
+    const auto stages = s.options.stage2_tools ? analysis::StagePlan::two_runs : s.options.stages;
+    auto first = analysis::plan_first_collection(tools_for(s.options), stages, budget, s.plan.source_page_allowed);
     s.stage1_metrics = first.roofline_metrics;
     if (first.all_tools) {
         s.one_run_plan = first.tools_plan;
@@ -116,8 +126,8 @@ Status collect_first(ProfileSession& s) {
 }
 
 // The class's share of a one-run plan, or a stage-2 plan within the budget left.
-analysis::ProfilingPlan plan_for(const ProfileSession& s, const analysis::RooflineResult& roofline) {
-    auto tools = tools_for(s.options, roofline.kind);
+analysis::ProfilingPlan plan_for(const ProfileSession& s, const analysis::ProfileData& kernel, const analysis::RooflineResult& roofline) {
+    auto tools = tools_for(s.options, kernel, roofline);
     if (s.all_tools_counted) {
         analysis::ProfilingPlan plan = s.one_run_plan;
         plan.kind = roofline.kind;
@@ -152,8 +162,8 @@ void merge_stage2(std::vector<analysis::ProfileData>& kernels, const profile::Nc
     }
 }
 
-// Classifies each counted kernel and plans its class's tools; then one more collection for the
-// counters (and the source page) the plans add to the first collection's.
+// Classifies each counted kernel and plans its tools (its class's, or the chooser's); then one
+// more collection for the counters (and the source page) the plans add to the first collection's.
 void collect_stage2(ProfileSession& s) {
     s.plans.assign(s.kernels.size(), {});
     std::vector<std::string> extra_metrics;
@@ -165,7 +175,7 @@ void collect_stage2(ProfileSession& s) {
             s.report.notes.push_back("roofline " + short_kernel_name(s.kernels[i].kernel_name) + ": " + roofline.error().message);
             continue;
         }
-        s.plans[i] = plan_for(s, *roofline);
+        s.plans[i] = plan_for(s, s.kernels[i], *roofline);
         if (s.all_tools_counted) continue;
         for (const auto& m : s.plans[i].metrics)
             if (std::find(s.stage1_metrics.begin(), s.stage1_metrics.end(), m) == s.stage1_metrics.end() &&
