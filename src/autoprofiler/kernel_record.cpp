@@ -13,34 +13,67 @@
 
 namespace kp::autoprofiler {
 
-std::map<std::string, double> signals_of(const analysis::Diagnosis& d, bool roofline_known, const std::filesystem::path& reply_path) {
-    std::map<std::string, double> s;
+namespace {
+
+using Signals = std::map<std::string, double>;
+
+void add_sass_signals(const profile::SassSummary& sass, Signals& s) {
+    s["sass.tensor_instructions"] = sass.tensor_instructions;
+    s["sass.fp64_instructions"] = sass.fp64_instructions();
+    s["sass.atomics"] = sass.atomics;
+    s["sass.barriers"] = sass.barriers;
+    const int global = sass.global_loads.total() + sass.global_stores.total();
+    const int narrow = sass.global_loads.narrow + sass.global_loads.bits32 + sass.global_stores.narrow + sass.global_stores.bits32;
+    s["sass.narrow_global_share"] = global > 0 ? static_cast<double>(narrow) / global : 0.0;
+}
+
+void add_task_signals(const analysis::TaskBounds& task, Signals& s) {
+    if (task.min_bytes && *task.min_bytes > 0) {
+        s["task.min_bytes"] = *task.min_bytes;
+        if (task.min_flops) s["task.arithmetic_intensity"] = *task.min_flops / *task.min_bytes;
+    }
+    using gpu::FlopPrecision;
+    s["task.low_precision"] = task.precision == FlopPrecision::fp16 || task.precision == FlopPrecision::bf16_tensor ||
+                              task.precision == FlopPrecision::fp16_tensor || task.precision == FlopPrecision::fp8_tensor;
+}
+
+// The launch's function attributes and configuration, from the worker's counters reply.
+void add_launch_signals(const std::filesystem::path& reply_path, Signals& s) {
     std::ifstream in(reply_path);
     nlohmann::json reply = nlohmann::json::parse(in, nullptr, false);
-    if (!reply.is_discarded() && reply.contains("launches") && !reply["launches"].empty()) {
-        const auto& l = reply["launches"][0];
-        s["static.registers"] = l.value("registers", 0.0);
-        s["static.local_bytes"] = l.value("local_bytes", 0.0);
-        s["static.shared_bytes"] = l.value("static_shared_bytes", 0.0) + l.value("dynamic_shared_bytes", 0.0);
-        auto product = [](const nlohmann::json& dims) {
-            double p = 1;
-            for (const auto& v : dims) p *= v.get<double>();
-            return p;
-        };
-        if (l.contains("block")) s["static.threads_per_block"] = product(l["block"]);
-        if (l.contains("grid")) s["static.blocks"] = product(l["grid"]);
-    }
-    if (roofline_known) {
-        const auto& r = d.roofline;
-        s["roofline.memory_bound"] = r.kind == analysis::RooflineClass::memory_bound;
-        s["roofline.compute_bound"] = r.kind == analysis::RooflineClass::compute_bound;
-        s["roofline.latency_bound"] = r.kind == analysis::RooflineClass::latency_bound;
-        s["roofline.sol_memory"] = r.memory_sol;
-        s["roofline.sol_compute"] = r.compute_sol;
-        s["roofline.sol_dram"] = r.dram_sol;
-        s["roofline.arithmetic_intensity"] = r.arithmetic_intensity;
-        if (r.waves) s["roofline.waves"] = *r.waves;
-    }
+    if (reply.is_discarded() || !reply.contains("launches") || reply["launches"].empty()) return;
+    const auto& l = reply["launches"][0];
+    s["static.registers"] = l.value("registers", 0.0);
+    s["static.local_bytes"] = l.value("local_bytes", 0.0);
+    s["static.shared_bytes"] = l.value("static_shared_bytes", 0.0) + l.value("dynamic_shared_bytes", 0.0);
+    auto product = [](const nlohmann::json& dims) {
+        double p = 1;
+        for (const auto& v : dims) p *= v.get<double>();
+        return p;
+    };
+    if (l.contains("block")) s["static.threads_per_block"] = product(l["block"]);
+    if (l.contains("grid")) s["static.blocks"] = product(l["grid"]);
+}
+
+void add_roofline_signals(const analysis::RooflineResult& r, Signals& s) {
+    s["roofline.memory_bound"] = r.kind == analysis::RooflineClass::memory_bound;
+    s["roofline.compute_bound"] = r.kind == analysis::RooflineClass::compute_bound;
+    s["roofline.latency_bound"] = r.kind == analysis::RooflineClass::latency_bound;
+    s["roofline.sol_memory"] = r.memory_sol;
+    s["roofline.sol_compute"] = r.compute_sol;
+    s["roofline.sol_dram"] = r.dram_sol;
+    s["roofline.arithmetic_intensity"] = r.arithmetic_intensity;
+    if (r.waves) s["roofline.waves"] = *r.waves;
+}
+
+}  // namespace
+
+std::map<std::string, double> signals_of(const diagnose::KernelDiagnosis& kernel, const std::filesystem::path& reply_path) {
+    Signals s;
+    if (kernel.sass) add_sass_signals(*kernel.sass, s);
+    add_task_signals(kernel.task, s);
+    add_launch_signals(reply_path, s);
+    if (kernel.roofline_known) add_roofline_signals(kernel.diagnosis.roofline, s);
     return s;
 }
 
@@ -85,7 +118,7 @@ Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& optio
         if (report->kernels.empty()) return make_error(file + ": the profile found no kernel");
         const auto& kd = report->kernels.front();
         record.diagnosis = kd.diagnosis;
-        record.signals = signals_of(kd.diagnosis, kd.roofline_known, reply);
+        record.signals = signals_of(kd, reply);
         out.push_back(std::move(record));
     }
     return out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/diagnosis.h"
+#include "diagnose/profile_report.h"
 #include "common/result.h"
 
 namespace kp::autoprofiler {
@@ -32,9 +33,9 @@ struct CorpusOptions {
 // Needs nvcc and the SASS tools (not a GPU).
 Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& options);
 
-// The signals of a profile report's first kernel plus the launch facts of its counters reply.
-std::map<std::string, double> signals_of(const analysis::Diagnosis& diagnosis, bool roofline_known,
-                                         const std::filesystem::path& counters_reply);
+// The signals of one kernel of a profile report (its roofline when counted, its SASS mix, the
+// task's facts) plus the launch facts of the counters reply.
+std::map<std::string, double> signals_of(const diagnose::KernelDiagnosis& kernel, const std::filesystem::path& counters_reply);
 
 // Deterministic train / held-out split: every `every`-th kernel in manifest order is held out.
 void split_records(const std::vector<KernelRecord>& all, int every, std::vector<KernelRecord>& train, std::vector<KernelRecord>& held_out);

@@ -21,7 +21,7 @@ std::vector<TreeOutcome> walk_profile(const TreeChoice& choice, const diagnose::
         KernelRecord record;
         record.name = k.diagnosis.kernel_name;
         record.diagnosis = k.diagnosis;
-        record.signals = signals_of(k.diagnosis, k.roofline_known, counters_reply);
+        record.signals = signals_of(k, counters_reply);
         out.push_back(evaluate_tree(choice.tree, record, choice.costs, choice.budget));
     }
     return out;
@@ -29,11 +29,16 @@ std::vector<TreeOutcome> walk_profile(const TreeChoice& choice, const diagnose::
 
 std::vector<std::string> leaf_tools(const TreeChoice& choice, const analysis::ProfileData& kernel,
                                     const analysis::RooflineResult& roofline, const std::filesystem::path& counters_reply) {
+    diagnose::KernelDiagnosis counted;  // what stage 1 knows: the roofline, the SASS, the task
+    counted.diagnosis.kernel_name = kernel.kernel_name;
+    counted.diagnosis.roofline = roofline;
+    counted.roofline_known = true;
+    counted.sass = kernel.sass;
+    counted.task = kernel.task;
     KernelRecord record;
     record.name = kernel.kernel_name;
-    record.diagnosis.kernel_name = kernel.kernel_name;
-    record.diagnosis.roofline = roofline;
-    record.signals = signals_of(record.diagnosis, true, counters_reply);
+    record.diagnosis = counted.diagnosis;
+    record.signals = signals_of(counted, counters_reply);
     std::vector<std::string> tools;
     for (const auto& action : evaluate_tree(choice.tree, record, choice.costs, choice.budget, false).taken)
         if (auto tool = tool_of_action(action); !tool.empty()) tools.push_back(tool);

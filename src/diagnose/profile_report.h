@@ -12,6 +12,8 @@
 
 #include "analysis/call_profile.h"
 #include "analysis/diagnosis.h"
+#include "analysis/profile_data.h"
+#include "profile/sass_summary.h"
 
 namespace kp::diagnose {
 
@@ -19,6 +21,9 @@ struct KernelDiagnosis {
     analysis::Diagnosis diagnosis;
     bool roofline_known = false;           // false: offline (SASS/ptxas only) diagnosis
     std::vector<std::string> stage2_tools, stage2_dropped;
+    // Facts known without counters, which a profiling tree's static and task signals test.
+    std::optional<profile::SassSummary> sass;
+    analysis::TaskBounds task;
     // Its launches in one call (same function, grid and block; the diagnosis is the launch of
     // median duration), their time together and their share of the call's kernel time.
     int launches = 1;

@@ -64,12 +64,16 @@ KernelDiagnosis diagnose_kernel(ProfileSession& s, const analysis::ProfileData& 
     if (d) {
         k.diagnosis = std::move(*d);
         k.roofline_known = data.metrics.has_value();
+        k.sass = data.sass;
+        k.task = data.task;
         return k;
     }
     s.report.notes.push_back("diagnose " + short_kernel_name(data.kernel_name) + ": " + d.error().message);
     analysis::ProfileData offline = data;
     offline.metrics.reset();
     k.diagnosis = *analysis::diagnose(offline, analysis::default_tool_registry(), options);
+    k.sass = data.sass;
+    k.task = data.task;
     return k;
 }
 

@@ -142,6 +142,56 @@ TEST(TreeEvaluation, OnlyATreeThatTestsChoosesStageTwoPerKernel) {
     EXPECT_EQ(one.tools, (std::vector<std::string>{"register_spills"}));
 }
 
+// The SASS mix and the task's facts are signals too, known before anything is counted: each
+// flawed kernel shows its own instruction, the healthy copy none of them.
+TEST(TreeEvaluation, SassMixAndTaskFactsAreSignals) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    const auto* atomics = record_named("atomic_contention");
+    const auto* fp64 = record_named("fp64_in_fp32");
+    const auto* syncs = record_named("redundant_syncthreads");
+    const auto* narrow = record_named("narrow_scalar_copy");
+    const auto* healthy = record_named("healthy_copy_vec4");
+    ASSERT_TRUE(atomics && fp64 && syncs && narrow && healthy);
+    auto signal = [](const KernelRecord* k, const std::string& name) {
+        auto it = k->signals.find(name);
+        return it == k->signals.end() ? -1.0 : it->second;
+    };
+    EXPECT_GT(signal(atomics, "sass.atomics"), 0);
+    EXPECT_GT(signal(fp64, "sass.fp64_instructions"), 0);
+    EXPECT_GT(signal(syncs, "sass.barriers"), 0);
+    EXPECT_EQ(signal(healthy, "sass.atomics"), 0);
+    EXPECT_EQ(signal(healthy, "sass.fp64_instructions"), 0);
+    EXPECT_EQ(signal(healthy, "sass.barriers"), 0);
+    EXPECT_EQ(signal(healthy, "sass.tensor_instructions"), 0);
+    // Scalar (32-bit) accesses against the vectorized copy's 128-bit ones.
+    EXPECT_GT(signal(narrow, "sass.narrow_global_share"), 0.9);
+    EXPECT_LT(signal(healthy, "sass.narrow_global_share"), 0.1);
+    // The corpus task is fp32 with a stated cost.
+    EXPECT_EQ(signal(healthy, "task.low_precision"), 0);
+    EXPECT_GT(signal(healthy, "task.min_bytes"), 0);
+    // A tree may test them with no action before: they are free.
+    auto tree = parse_tree(R"(format = "kernelpro.profiling-tree/1"
+root = "start"
+
+[node.start]
+signal = "sass.atomics"
+threshold = 1
+above = "atomics"
+below = "rest"
+
+[node.atomics]
+actions = ["tool:atomic_contention"]
+
+[node.rest]
+actions = ["tool:small_grid_tail"]
+)", "atomics.toml");
+    ASSERT_TRUE(tree) << tree.error().message;
+    auto o = evaluate_tree(*tree, *atomics, h200_costs(), {});
+    EXPECT_EQ(o.leaf, "atomics");
+    EXPECT_TRUE(is_hit(*atomics, o)) << o.feedback;
+    EXPECT_EQ(evaluate_tree(*tree, *healthy, h200_costs(), {}).leaf, "rest");
+}
+
 TEST(TreeEvaluation, BudgetDropsActionsInOrderAndDeterministically) {
     KP_REQUIRE_RECORDED_CORPUS();
     auto full = resolve_tree("full");
