@@ -5,19 +5,16 @@
 
 #include "autoprofiler/catalogue.h"
 #include "store/collect_rows.h"
+#include "store/schema_migrations.h"
 
 namespace kp::autoprofiler {
 
 Result<LearningLog> LearningLog::open(const std::filesystem::path& path) {
+    // The log is a run store (its tables are a schema migration): one file can hold the
+    // optimization runs and the learning runs, and an older learning log is upgraded in place.
     auto db = store::SqliteDatabase::open(path, store::Durability::process_crash_safe);
     if (!db) return db.error();
-    auto status = db->execute(
-        "CREATE TABLE IF NOT EXISTS autoprofile_run (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, settings TEXT NOT NULL,"
-        " rounds_done INTEGER NOT NULL DEFAULT 0, finished INTEGER NOT NULL DEFAULT 0, tree TEXT);"
-        "CREATE TABLE IF NOT EXISTS autoprofile_proposal (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES autoprofile_run(id),"
-        " round INTEGER NOT NULL, proposer TEXT NOT NULL, kind TEXT NOT NULL, description TEXT NOT NULL, score REAL NOT NULL,"
-        " hit_rate REAL NOT NULL, mean_seconds REAL NOT NULL, mean_passes REAL NOT NULL, accepted INTEGER NOT NULL);");
-    if (!status) return status.error();
+    if (auto migrated = store::migrate(*db); !migrated) return migrated.error();
     return LearningLog(std::move(*db));
 }
 

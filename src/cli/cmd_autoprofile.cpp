@@ -204,7 +204,7 @@ Handler register_autoprofile(CLI::App& root) {
     corpus_options(learn, *a);
     budget_options(learn, *a);
     learn->add_option("--out", a->out, "Where to write the learned tree (TOML)");
-    learn->add_option("--store", a->store, "Learning log (SQLite; default OUT.learn.db): every proposal, score and decision");
+    learn->add_option("--store", a->store, "Learning log: a run store (default OUT.learn.db; may be the one optimize writes) holding every proposal, score and decision");
     learn->add_option("--max-rounds", a->max_rounds, "Stop after this many rounds")->capture_default_str();
     learn->add_option("--start", a->start, "Actions of the one-leaf start tree, comma-separated (default: none)");
     learn->add_option("--llm", a->llm.spec, "Also ask an LLM for edits: PROVIDER:MODEL or script:FILE.jsonl (role \"autoprofiler\")");

@@ -140,6 +140,34 @@ constexpr const char* kVersion5 = R"sql(
 ALTER TABLE llm_exchanges ADD COLUMN tool_calls TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 6: the profiling-tree learner's runs and every proposal it scored (autoprofiler/
+// learning_run.h), so `autoprofile learn --store` keeps them beside the optimization runs. IF NOT
+// EXISTS: a learning log written before this version (the same tables, no schema_version) is
+// brought up to a full store without losing them.
+constexpr const char* kVersion6 = R"sql(
+CREATE TABLE IF NOT EXISTS autoprofile_run (
+    id INTEGER PRIMARY KEY,
+    name TEXT UNIQUE NOT NULL,
+    settings TEXT NOT NULL,
+    rounds_done INTEGER NOT NULL DEFAULT 0,
+    finished INTEGER NOT NULL DEFAULT 0,
+    tree TEXT
+);
+CREATE TABLE IF NOT EXISTS autoprofile_proposal (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES autoprofile_run(id),
+    round INTEGER NOT NULL,
+    proposer TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    description TEXT NOT NULL,
+    score REAL NOT NULL,
+    hit_rate REAL NOT NULL,
+    mean_seconds REAL NOT NULL,
+    mean_passes REAL NOT NULL,
+    accepted INTEGER NOT NULL
+);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& schema_migrations() {
@@ -149,6 +177,7 @@ const std::vector<Migration>& schema_migrations() {
         {3, "run recipes", kVersion3},
         {4, "proposer exhaustion per proposal kind", kVersion4},
         {5, "tool calls of LLM exchanges", kVersion5},
+        {6, "profiling-tree learning runs and their proposals", kVersion6},
     };
     return migrations;
 }

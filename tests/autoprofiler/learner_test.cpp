@@ -7,6 +7,8 @@
 #include "autoprofiler/learning_run.h"
 #include "autoprofiler/named_trees.h"
 #include "llm/scripted_chat_client.h"
+#include "store/run_store.h"
+#include "store/schema_migrations.h"
 #include "recorded_records.h"
 
 using namespace kp::autoprofiler;
@@ -175,4 +177,52 @@ TEST(Learner, TheLlmPromptShowsTheTreeCostsAndOutcomes) {
     EXPECT_NE(prompt.find("4 replay passes"), std::string::npos);
     EXPECT_NE(prompt.find("- register_spills: flaw register_spills, leaf root, shown [], MISS"), std::string::npos) << prompt;
     EXPECT_NE(prompt.find("tool:shared_bank_conflicts ("), std::string::npos);
+}
+
+// The learning log is a run store (a schema migration): it opens and upgrades one, a run store
+// opens it, and a log written before the migration keeps its runs.
+TEST(Learner, TheLearningLogIsARunStore) {
+    TempFile db("kp_learn_store.db");
+    ASSERT_TRUE(kp::store::RunStore::open(db.path));
+    std::int64_t run_id = 0;
+    {
+        auto log = LearningLog::open(db.path);
+        ASSERT_TRUE(log) << log.error().message;
+        auto run = log->run_for("corpus", "{}");
+        ASSERT_TRUE(run) << run.error().message;
+        run_id = *run;
+        ProposalRow row{1, "enumerative", "SPLIT", "leaf start: test static.registers >= 40", 0.5, 0.5, 0.1, 1.0, true};
+        ASSERT_TRUE(log->record_round(run_id, 1, {row}, std::string("root = \"start\""), false));
+    }
+    auto store = kp::store::RunStore::open(db.path);
+    ASSERT_TRUE(store) << store.error().message;
+    EXPECT_EQ(*kp::store::read_schema_version(store->database()), kp::store::latest_schema_version());
+    auto log = LearningLog::open(db.path);
+    ASSERT_TRUE(log);
+    auto rows = log->proposals(run_id);
+    ASSERT_TRUE(rows);
+    ASSERT_EQ(rows->size(), 1u);
+    EXPECT_EQ((*rows)[0].kind, "SPLIT");
+
+    TempFile old("kp_learn_old.db");
+    {
+        auto raw = kp::store::SqliteDatabase::open(old.path, kp::store::Durability::process_crash_safe);
+        ASSERT_TRUE(raw);
+        ASSERT_TRUE(raw->execute(
+            "CREATE TABLE autoprofile_run (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, settings TEXT NOT NULL,"
+            " rounds_done INTEGER NOT NULL DEFAULT 0, finished INTEGER NOT NULL DEFAULT 0, tree TEXT);"
+            "CREATE TABLE autoprofile_proposal (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES autoprofile_run(id),"
+            " round INTEGER NOT NULL, proposer TEXT NOT NULL, kind TEXT NOT NULL, description TEXT NOT NULL, score REAL NOT NULL,"
+            " hit_rate REAL NOT NULL, mean_seconds REAL NOT NULL, mean_passes REAL NOT NULL, accepted INTEGER NOT NULL);"
+            "INSERT INTO autoprofile_run (name, settings, rounds_done, tree) VALUES ('old', '{}', 3, 'root = \"n_1\"');"));
+    }
+    auto upgraded = LearningLog::open(old.path);
+    ASSERT_TRUE(upgraded) << upgraded.error().message;
+    auto state = upgraded->state(1);
+    ASSERT_TRUE(state) << state.error().message;
+    EXPECT_EQ(state->rounds_done, 3);
+    EXPECT_EQ(state->tree_toml.value_or(""), "root = \"n_1\"");
+    auto as_store = kp::store::RunStore::open(old.path);
+    ASSERT_TRUE(as_store) << as_store.error().message;
+    EXPECT_EQ(*kp::store::read_schema_version(as_store->database()), kp::store::latest_schema_version());
 }
