@@ -37,20 +37,34 @@ void add_task_signals(const analysis::TaskBounds& task, Signals& s) {
                               task.precision == FlopPrecision::fp16_tensor || task.precision == FlopPrecision::fp8_tensor;
 }
 
-// The launch's function attributes and configuration, from the worker's counters reply.
-void add_launch_signals(const std::filesystem::path& reply_path, Signals& s) {
+// The kernel's function attributes and launch configuration, from the worker's counters reply:
+// its first launch there (a call may launch several kernels), else the call's first launch. A
+// reply that is not what a worker writes (a hand-edited --ncu-csv file) leaves them unknown.
+void add_launch_signals(const std::string& kernel_name, const std::filesystem::path& reply_path, Signals& s) {
     std::ifstream in(reply_path);
-    nlohmann::json reply = nlohmann::json::parse(in, nullptr, false);
-    if (reply.is_discarded() || !reply.contains("launches") || reply["launches"].empty()) return;
-    const auto& l = reply["launches"][0];
-    s["static.registers"] = l.value("registers", 0.0);
-    s["static.local_bytes"] = l.value("local_bytes", 0.0);
-    s["static.shared_bytes"] = l.value("static_shared_bytes", 0.0) + l.value("dynamic_shared_bytes", 0.0);
-    auto product = [](const nlohmann::json& dims) {
+    const nlohmann::json reply = nlohmann::json::parse(in, nullptr, false);
+    if (reply.is_discarded() || !reply.is_object() || !reply.contains("launches")) return;
+    const nlohmann::json& launches = reply["launches"];
+    if (!launches.is_array() || launches.empty()) return;
+    const nlohmann::json* found = &launches[0];
+    for (const auto& launch : launches)
+        if (launch.is_object() && launch.contains("name") && launch["name"].is_string() && launch["name"].get<std::string>() == kernel_name) {
+            found = &launch;
+            break;
+        }
+    const auto& l = *found;
+    auto number = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() : 0.0; };
+    auto field = [&](const char* key) { return l.contains(key) ? number(l[key]) : 0.0; };
+    auto product = [&](const nlohmann::json& dims) {
         double p = 1;
-        for (const auto& v : dims) p *= v.get<double>();
+        if (dims.is_array())
+            for (const auto& v : dims) p *= number(v);
         return p;
     };
+    if (!l.is_object()) return;
+    s["static.registers"] = field("registers");
+    s["static.local_bytes"] = field("local_bytes");
+    s["static.shared_bytes"] = field("static_shared_bytes") + field("dynamic_shared_bytes");
     if (l.contains("block")) s["static.threads_per_block"] = product(l["block"]);
     if (l.contains("grid")) s["static.blocks"] = product(l["grid"]);
 }
@@ -72,7 +86,7 @@ std::map<std::string, double> signals_of(const diagnose::KernelDiagnosis& kernel
     Signals s;
     if (kernel.sass) add_sass_signals(*kernel.sass, s);
     add_task_signals(kernel.task, s);
-    add_launch_signals(reply_path, s);
+    add_launch_signals(kernel.diagnosis.kernel_name, reply_path, s);
     if (kernel.roofline_known) add_roofline_signals(kernel.diagnosis.roofline, s);
     return s;
 }

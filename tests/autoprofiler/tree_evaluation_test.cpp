@@ -1,6 +1,7 @@
 // Evaluating trees on the recorded corpus: the walk, the budget, determinism and the feedback.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "analysis/tool_registry.h"
@@ -8,6 +9,7 @@
 #include "autoprofiler/objective.h"
 #include "autoprofiler/profile_walk.h"
 #include "autoprofiler/tree_evaluation.h"
+#include "../store/temp_store.h"
 #include "recorded_records.h"
 
 using namespace kp::autoprofiler;
@@ -190,6 +192,35 @@ actions = ["tool:small_grid_tail"]
     EXPECT_EQ(o.leaf, "atomics");
     EXPECT_TRUE(is_hit(*atomics, o)) << o.feedback;
     EXPECT_EQ(evaluate_tree(*tree, *healthy, h200_costs(), {}).leaf, "rest");
+}
+
+// In a call of several kernels each kernel's static signals are its own launch's (the recorded
+// call: a one-thread zeroing kernel, then a 262144-block atomic sum), and a reply that is not a
+// worker's leaves them unknown instead of failing.
+TEST(TreeEvaluation, StaticSignalsAreEachKernelsOwnLaunch) {
+    const std::string reply = kp::testing::kSource + "/tests/fixtures/h200-calls/zero_then_atomic_sum.counters.json";
+    auto launch_signals = [&](const std::string& kernel, const std::string& path) {
+        kp::diagnose::KernelDiagnosis k;
+        k.diagnosis.kernel_name = kernel;
+        return signals_of(k, path);
+    };
+    auto sum = launch_signals("_Z10atomic_sumPKfPfl", reply);
+    EXPECT_EQ(sum["static.blocks"], 262144);
+    EXPECT_EQ(sum["static.threads_per_block"], 256);
+    EXPECT_EQ(sum["static.registers"], 8);
+    auto zero = launch_signals("_Z11zero_outputPf", reply);
+    EXPECT_EQ(zero["static.blocks"], 1);
+    EXPECT_EQ(zero["static.registers"], 6);
+    // A kernel the reply does not name: the call's first launch.
+    EXPECT_EQ(launch_signals("not_in_the_reply", reply)["static.blocks"], 1);
+    for (const char* text : {R"({"launches": [{"name": 3, "registers": "many", "grid": ["x"]}]})", R"({"launches": 7})", "[1, 2]",
+                             "\xff not json"}) {
+        kp::test_support::TempDirectory dir;
+        const auto path = dir.path() / "reply.json";
+        std::ofstream(path) << text;
+        auto signals = launch_signals("k", path.string());
+        EXPECT_FALSE(signals.count("static.blocks") && signals["static.blocks"] != 0) << text;
+    }
 }
 
 TEST(TreeEvaluation, BudgetDropsActionsInOrderAndDeterministically) {
