@@ -61,6 +61,13 @@ bool is_known_action(const std::string& action) {
 
 std::string tool_of_action(const std::string& action) { return action.rfind("tool:", 0) == 0 ? action.substr(5) : std::string(); }
 
+std::vector<std::string> tools_of_actions(const std::vector<std::string>& actions) {
+    std::vector<std::string> tools;
+    for (const auto& action : actions)
+        if (auto tool = tool_of_action(action); !tool.empty()) tools.push_back(std::move(tool));
+    return tools;
+}
+
 const ActionCost& CostTable::of(const std::string& action) const {
     static const ActionCost none;
     auto it = actions.find(action);

@@ -30,6 +30,8 @@ std::vector<std::string> action_catalogue();
 bool is_known_action(const std::string& action);
 // "tool:narrow_global_access" -> "narrow_global_access"; "" for other actions.
 std::string tool_of_action(const std::string& action);
+// The tools among `actions`, in their order.
+std::vector<std::string> tools_of_actions(const std::vector<std::string>& actions);
 
 struct ActionCost {
     double seconds = 0;

@@ -53,6 +53,7 @@ void add_launch_signals(const std::string& kernel_name, const std::filesystem::p
             break;
         }
     const auto& l = *found;
+    if (!l.is_object()) return;
     auto number = [](const nlohmann::json& v) { return v.is_number() ? v.get<double>() : 0.0; };
     auto field = [&](const char* key) { return l.contains(key) ? number(l[key]) : 0.0; };
     auto product = [&](const nlohmann::json& dims) {
@@ -61,7 +62,6 @@ void add_launch_signals(const std::string& kernel_name, const std::filesystem::p
             for (const auto& v : dims) p *= number(v);
         return p;
     };
-    if (!l.is_object()) return;
     s["static.registers"] = field("registers");
     s["static.local_bytes"] = field("local_bytes");
     s["static.shared_bytes"] = field("static_shared_bytes") + field("dynamic_shared_bytes");
@@ -89,6 +89,14 @@ std::map<std::string, double> signals_of(const diagnose::KernelDiagnosis& kernel
     add_launch_signals(kernel.diagnosis.kernel_name, reply_path, s);
     if (kernel.roofline_known) add_roofline_signals(kernel.diagnosis.roofline, s);
     return s;
+}
+
+KernelRecord record_of(const diagnose::KernelDiagnosis& kernel, const std::filesystem::path& counters_reply) {
+    KernelRecord record;
+    record.name = kernel.diagnosis.kernel_name;
+    record.diagnosis = kernel.diagnosis;
+    record.signals = signals_of(kernel, counters_reply);
+    return record;
 }
 
 Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& options) {

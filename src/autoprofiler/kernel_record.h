@@ -37,6 +37,10 @@ Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& optio
 // task's facts) plus the launch facts of the counters reply.
 std::map<std::string, double> signals_of(const diagnose::KernelDiagnosis& kernel, const std::filesystem::path& counters_reply);
 
+// The record a tree is walked on for one kernel of a live profile: named by its function, with
+// its diagnosis and signals_of.
+KernelRecord record_of(const diagnose::KernelDiagnosis& kernel, const std::filesystem::path& counters_reply);
+
 // Deterministic train / held-out split: every `every`-th kernel in manifest order is held out.
 void split_records(const std::vector<KernelRecord>& all, int every, std::vector<KernelRecord>& train, std::vector<KernelRecord>& held_out);
 

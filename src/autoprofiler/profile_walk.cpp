@@ -17,13 +17,7 @@ Result<TreeChoice> choose_tree(const std::string& name_or_file, const std::strin
 std::vector<TreeOutcome> walk_profile(const TreeChoice& choice, const diagnose::ProfileReport& report,
                                       const std::filesystem::path& counters_reply) {
     std::vector<TreeOutcome> out;
-    for (const auto& k : report.kernels) {
-        KernelRecord record;
-        record.name = k.diagnosis.kernel_name;
-        record.diagnosis = k.diagnosis;
-        record.signals = signals_of(k, counters_reply);
-        out.push_back(evaluate_tree(choice.tree, record, choice.costs, choice.budget));
-    }
+    for (const auto& k : report.kernels) out.push_back(evaluate_tree(choice.tree, record_of(k, counters_reply), choice.costs, choice.budget));
     return out;
 }
 
@@ -35,14 +29,7 @@ std::vector<std::string> leaf_tools(const TreeChoice& choice, const analysis::Pr
     counted.roofline_known = true;
     counted.sass = kernel.sass;
     counted.task = kernel.task;
-    KernelRecord record;
-    record.name = kernel.kernel_name;
-    record.diagnosis = counted.diagnosis;
-    record.signals = signals_of(counted, counters_reply);
-    std::vector<std::string> tools;
-    for (const auto& action : evaluate_tree(choice.tree, record, choice.costs, choice.budget, false).taken)
-        if (auto tool = tool_of_action(action); !tool.empty()) tools.push_back(tool);
-    return tools;
+    return tools_of_actions(evaluate_tree(choice.tree, record_of(counted, counters_reply), choice.costs, choice.budget, false).taken);
 }
 
 void collect_by_tree(const TreeChoice& choice, diagnose::ProfileOptions& options, const std::filesystem::path& counters_reply) {
@@ -50,9 +37,7 @@ void collect_by_tree(const TreeChoice& choice, diagnose::ProfileOptions& options
     // anything is counted: the usual plan collects them, in one run when they fit the budget.
     const auto root = choice.tree.nodes.find(choice.tree.root);
     if (root != choice.tree.nodes.end() && root->second.is_leaf()) {
-        std::vector<std::string> tools;
-        for (const auto& action : root->second.collect)
-            if (auto tool = tool_of_action(action); !tool.empty()) tools.push_back(tool);
+        auto tools = tools_of_actions(root->second.collect);
         if (!tools.empty()) {
             options.tools = std::move(tools);
             return;

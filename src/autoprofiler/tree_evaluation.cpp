@@ -60,9 +60,8 @@ TreeOutcome evaluate_tree(const ProfilingTree& tree, const KernelRecord& kernel,
     }
     out.leaf = out.path.back();
     const Rendering& rendering = tree.nodes.at(out.leaf).rendering;
-    std::set<std::string> tools;
-    for (const auto& a : out.taken)
-        if (auto t = tool_of_action(a); !t.empty()) tools.insert(t);
+    const auto taken_tools = tools_of_actions(out.taken);
+    const std::set<std::string> tools(taken_tools.begin(), taken_tools.end());
     for (const auto& f : kernel.diagnosis.findings) {
         if (static_cast<int>(out.findings.size()) == rendering.max_findings) break;
         if (tools.count(f.tool) && f.estimated_gain >= rendering.min_gain) out.findings.push_back(f);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -53,8 +54,8 @@ std::vector<std::string> split_commas(const std::vector<std::string>& values) {
 // else --keep-counters; "" when neither.
 std::string counters_reply(const ProfileArgs& a) { return a.ncu_csv.ends_with(".json") ? a.ncu_csv : a.counters_file; }
 
-// The options the command line asks for; a usage error names what is wrong.
-Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a) {
+// The options the command line asks for; a usage error names what is wrong. `tree`: --tree's, chosen.
+Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a, const autoprofiler::TreeChoice* tree) {
     diagnose::ProfileOptions options;
     options.ncu_path = a.ncu;
     options.request_file = a.request_file;
@@ -74,16 +75,14 @@ Result<diagnose::ProfileOptions> profile_options(const ProfileArgs& a) {
     options.ncu_csv = a.ncu_csv;
     options.source_name = a.candidate;
     options.ceilings_file = a.ceilings;
-    if (a.tree.empty()) {
+    if (!tree) {
         options.budget_seconds = a.budget_seconds;
         options.budget_passes = a.budget_passes;
     } else {
         // The tree's leaves pick the tools, and stage 2 counts only what they need; the budget is
         // the tree's (applied to its actions by their measured costs).
         if (!options.tools.empty()) return make_error("--tree and --tools are exclusive: the tree picks the tools");
-        auto choice = autoprofiler::choose_tree(a.tree, a.tree_costs, {a.budget_seconds, a.budget_passes});
-        if (!choice) return choice.error();
-        autoprofiler::collect_by_tree(*choice, options, counters_reply(a));
+        autoprofiler::collect_by_tree(*tree, options, counters_reply(a));
     }
     if (!a.quiet)
         options.on_progress = [start = std::chrono::steady_clock::now()](const std::string& line) {
@@ -101,15 +100,10 @@ std::string usage_problem(const ProfileArgs& a) {
     return "";
 }
 
-int print_tree_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
+int print_tree_report(const ProfileArgs& a, const autoprofiler::TreeChoice& tree, diagnose::ProfileReport& report) {
     report.candidate = a.candidate;
-    auto choice = autoprofiler::choose_tree(a.tree, a.tree_costs, {a.budget_seconds, a.budget_passes});
-    if (!choice) {
-        std::cerr << "error: " << choice.error().message << "\n";
-        return kExitUsage;
-    }
     // Launch facts (registers, local memory, shared memory) come with a worker's counters reply.
-    auto outcomes = autoprofiler::walk_profile(*choice, report, counters_reply(a));
+    auto outcomes = autoprofiler::walk_profile(tree, report, counters_reply(a));
     if (a.json) {
         auto j = diagnose::profile_report_json(report);
         for (size_t i = 0; i < outcomes.size(); ++i) j["kernels"][i]["tree"] = autoprofiler::to_json(outcomes[i]);
@@ -133,8 +127,8 @@ int print_tree_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
     return kExitEnvironment;
 }
 
-int print_report(const ProfileArgs& a, diagnose::ProfileReport& report) {
-    if (!a.tree.empty()) return print_tree_report(a, report);
+int print_report(const ProfileArgs& a, const autoprofiler::TreeChoice* tree, diagnose::ProfileReport& report) {
+    if (tree) return print_tree_report(a, *tree, report);
     report.candidate = a.candidate;
     if (a.json) std::cout << dump_json(diagnose::profile_report_json(report), 2) << "\n";
     else if (a.feedback) std::cout << diagnose::render_profile_feedback(report);
@@ -167,7 +161,17 @@ int run_profile(const ProfileArgs& a) {
         scratch_reply = std::filesystem::temp_directory_path() / fmt::format("kp-tree-counters-{}.json", static_cast<long>(getpid()));
         walked.counters_file = scratch_reply.string();
     }
-    auto options = profile_options(walked);
+    // The tree is read once: its leaves steer the collection and are walked for the report.
+    std::optional<autoprofiler::TreeChoice> tree;
+    if (!a.tree.empty()) {
+        auto choice = autoprofiler::choose_tree(a.tree, a.tree_costs, {a.budget_seconds, a.budget_passes});
+        if (!choice) {
+            std::cerr << "error: " << choice.error().message << "\n";
+            return kExitUsage;
+        }
+        tree = std::move(*choice);
+    }
+    auto options = profile_options(walked, tree ? &*tree : nullptr);
     if (!options) {
         std::cerr << "error: " << options.error().message << "\n";
         return kExitUsage;
@@ -200,7 +204,7 @@ int run_profile(const ProfileArgs& a) {
         std::cerr << "error: " << report.error().message << "\n";
         return kExitEnvironment;
     }
-    const int status = print_report(walked, *report);
+    const int status = print_report(walked, tree ? &*tree : nullptr, *report);
     if (std::error_code ignored; !scratch_reply.empty()) std::filesystem::remove(scratch_reply, ignored);
     return status;
 }

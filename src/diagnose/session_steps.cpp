@@ -59,21 +59,19 @@ analysis::DiagnosisOptions diagnosis_options(const ProfileOptions& options) {
 // The kernel's diagnosis; when its counters cannot be classified, the one without them.
 KernelDiagnosis diagnose_kernel(ProfileSession& s, const analysis::ProfileData& data) {
     KernelDiagnosis k;
+    k.sass = data.sass;
+    k.task = data.task;
     const auto options = diagnosis_options(s.options);
     auto d = analysis::diagnose(data, analysis::default_tool_registry(), options);
     if (d) {
         k.diagnosis = std::move(*d);
         k.roofline_known = data.metrics.has_value();
-        k.sass = data.sass;
-        k.task = data.task;
         return k;
     }
     s.report.notes.push_back("diagnose " + short_kernel_name(data.kernel_name) + ": " + d.error().message);
     analysis::ProfileData offline = data;
     offline.metrics.reset();
     k.diagnosis = *analysis::diagnose(offline, analysis::default_tool_registry(), options);
-    k.sass = data.sass;
-    k.task = data.task;
     return k;
 }
 

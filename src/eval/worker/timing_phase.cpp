@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/stopwatch.h"
 #include "eval/sample_statistics.h"
 #include "eval/throttle_policy.h"
 #include "eval/worker/worker_failure.h"
@@ -12,8 +13,6 @@ namespace kp::worker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 // The samples kept so far; a fall-back to idle starts drops them all at once.
 struct SampleSeries {
@@ -124,7 +123,7 @@ TimingOutcome run_timing_phase(EvaluationContext& c, const TimedSides& sides) {
             series.baseline_clocks.push_back(base.sm_clock_mhz);
         }
         series.measured += cand.event_seconds;
-        const double wall = seconds_between(timing_start, Clock::now());
+        const double wall = seconds_since(timing_start);
         verdict = request.timing.stopping.decide(series.candidate, series.measured, wall);
         // The speedups need every side pinned down, not only the candidate.
         auto settled = [&](const std::vector<double>& times) {
@@ -136,7 +135,7 @@ TimingOutcome run_timing_phase(EvaluationContext& c, const TimedSides& sides) {
             for (const auto& times : series.extras) all = all && settled(times);
             if (!all) verdict = StoppingRule::Verdict::Continue;
         }
-        if (seconds_between(last_progress, Clock::now()) > 0.5) {
+        if (seconds_since(last_progress) > 0.5) {
             last_progress = Clock::now();
             c.channel.progress("timing", {{"samples", series.candidate.size()}, {"median_s", summarize(series.candidate).median}});
         }
@@ -164,7 +163,7 @@ TimingOutcome run_timing_phase(EvaluationContext& c, const TimedSides& sides) {
               {"checked_timed_outputs", checked_outputs},
               {"input_sets", sets},
               {"start", timed_start_name(start == TimedStart::Queued)},
-              {"wall_seconds", seconds_between(timing_start, Clock::now())}};
+              {"wall_seconds", seconds_since(timing_start)}};
     if (!start_fallback.empty())
         timing["start_fallback"] = "the " + start_fallback + " waited on the GPU inside kp_forward: queued starts are impossible";
     if (baseline) {
