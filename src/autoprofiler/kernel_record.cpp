@@ -99,6 +99,29 @@ KernelRecord record_of(const diagnose::KernelDiagnosis& kernel, const std::files
     return record;
 }
 
+Result<KernelRecord> replay_recorded_kernel(const TaskSpec& task, CandidateBuilder& builder, const std::filesystem::path& source,
+                                            const std::map<std::string, std::string>& parameters,
+                                            const std::filesystem::path& counters_reply, const std::filesystem::path& ceilings) {
+    const std::string file = source.filename().string();
+    if (!std::filesystem::exists(counters_reply)) return make_error(counters_reply.string() + ": no recorded counters for " + file);
+    auto build = builder.build(task_build_request(task, source, parameters));
+    if (!build || !build->ok()) return make_error(file + ": " + (build ? build->message : build.error().message));
+    diagnose::ProfileOptions p;
+    p.ncu_csv = counters_reply;
+    p.ceilings_file = ceilings;
+    p.tools = analysis::default_tool_registry().names();
+    p.use_cache = false;
+    p.source_name = source.string();
+    auto report = diagnose::profile_candidate_report(task, *build, p);
+    if (!report) return make_error(file + ": " + report.error().message);
+    if (report->kernels.empty()) return make_error(file + ": the profile found no kernel");
+    const auto& kd = report->kernels.front();
+    KernelRecord record;
+    record.diagnosis = kd.diagnosis;
+    record.signals = signals_of(kd, counters_reply);
+    return record;
+}
+
 Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& options) {
     toml::table manifest;
     const auto manifest_path = options.corpus / "manifest.toml";
@@ -112,8 +135,6 @@ Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& optio
     BuilderOptions build_options;
     build_options.arch = detect_gpu_arch();
     CandidateBuilder builder(build_options);
-    const std::vector<std::string> every_tool = analysis::default_tool_registry().names();
-
     std::vector<KernelRecord> out;
     auto* kernels = manifest["kernel"].as_array();
     if (!kernels) return make_error(manifest_path.string() + ": no [[kernel]] entries");
@@ -127,20 +148,10 @@ Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& optio
         record.max_gain = k["max_gain"].value_or(0.15);
         const auto reply = options.recordings / (record.name + ".counters.json");
         if (!std::filesystem::exists(reply)) return make_error(reply.string() + ": no recorded counters for " + file);
-        auto build = builder.build(task_build_request(*task, options.corpus / file));
-        if (!build || !build->ok()) return make_error(file + ": " + (build ? build->message : build.error().message));
-        diagnose::ProfileOptions p;
-        p.ncu_csv = reply;
-        p.ceilings_file = options.recordings / "ceilings.json";
-        p.tools = every_tool;
-        p.use_cache = false;
-        p.source_name = (options.corpus / file).string();
-        auto report = diagnose::profile_candidate_report(*task, *build, p);
-        if (!report) return make_error(file + ": " + report.error().message);
-        if (report->kernels.empty()) return make_error(file + ": the profile found no kernel");
-        const auto& kd = report->kernels.front();
-        record.diagnosis = kd.diagnosis;
-        record.signals = signals_of(kd, reply);
+        auto replayed = replay_recorded_kernel(*task, builder, options.corpus / file, {}, reply, options.recordings / "ceilings.json");
+        if (!replayed) return replayed.error();
+        record.diagnosis = std::move(replayed->diagnosis);
+        record.signals = std::move(replayed->signals);
         out.push_back(std::move(record));
     }
     return out;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,14 @@
 #include "diagnose/profile_report.h"
 #include "common/result.h"
 
+namespace kp {
+struct TaskSpec;
+class CandidateBuilder;
+}  // namespace kp
+
 namespace kp::autoprofiler {
+
+struct TuningTable;  // tuning_record.h
 
 struct KernelRecord {
     std::string name;                    // the corpus kernel's file stem
@@ -21,6 +29,7 @@ struct KernelRecord {
     double max_gain = 0.15;              // a healthy kernel's feedback stays below this
     std::map<std::string, double> signals;  // signal_catalogue() names; absent: unknown
     analysis::Diagnosis diagnosis;       // every tool's findings (the pipeline's 5% floor, at most 8), by gain
+    std::shared_ptr<const TuningTable> tuning;  // a tuning kernel's timed space (tuner_outcome); else null
 };
 
 struct CorpusOptions {
@@ -32,6 +41,12 @@ struct CorpusOptions {
 // Builds every manifest kernel, replays its recorded counters and diagnoses it with every tool.
 // Needs nvcc and the SASS tools (not a GPU).
 Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& options);
+
+// Builds one kernel (at `parameters`), replays its recorded counters reply against `ceilings` and
+// diagnoses it with every tool: the record's diagnosis and signals (name and label left to the caller).
+Result<KernelRecord> replay_recorded_kernel(const TaskSpec& task, CandidateBuilder& builder, const std::filesystem::path& source,
+                                            const std::map<std::string, std::string>& parameters,
+                                            const std::filesystem::path& counters_reply, const std::filesystem::path& ceilings);
 
 // The signals of one kernel of a profile report (its roofline when counted, its SASS mix, the
 // task's facts) plus the launch facts of the counters reply.

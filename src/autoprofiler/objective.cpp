@@ -11,6 +11,17 @@ bool is_hit(const KernelRecord& kernel, const TreeOutcome& outcome) {
     return std::any_of(outcome.findings.begin(), outcome.findings.end(), [&](const analysis::Finding& f) { return f.tool == kernel.expect; });
 }
 
+double add_costs(Score& s, const std::vector<TreeOutcome>& outcomes, const Budget& budget) {
+    s.kernels = static_cast<int>(outcomes.size());
+    if (outcomes.empty()) return 0;
+    for (const auto& o : outcomes) {
+        s.mean_seconds += o.cost.seconds / s.kernels;
+        s.mean_passes += static_cast<double>(o.cost.passes) / s.kernels;
+    }
+    const bool in_passes = budget.passes < (1 << 20);
+    return in_passes ? s.mean_passes / std::max(1, budget.passes) : (budget.seconds < 1e9 ? s.mean_seconds / budget.seconds : s.mean_seconds);
+}
+
 namespace {
 
 class DiagnosisHitRate : public Objective {
@@ -19,16 +30,10 @@ public:
     std::string name() const override { return "diagnosis_hit_rate"; }
     Score score(const std::vector<KernelRecord>& kernels, const std::vector<TreeOutcome>& outcomes, const Budget& budget) const override {
         Score s;
-        s.kernels = static_cast<int>(kernels.size());
+        const double share = add_costs(s, outcomes, budget);
         if (kernels.empty()) return s;
-        for (size_t i = 0; i < kernels.size(); ++i) {
-            s.hits += is_hit(kernels[i], outcomes[i]);
-            s.mean_seconds += outcomes[i].cost.seconds / s.kernels;
-            s.mean_passes += static_cast<double>(outcomes[i].cost.passes) / s.kernels;
-        }
+        for (size_t i = 0; i < kernels.size(); ++i) s.hits += is_hit(kernels[i], outcomes[i]);
         s.hit_rate = static_cast<double>(s.hits) / s.kernels;
-        const bool in_passes = budget.passes < (1 << 20);
-        const double share = in_passes ? s.mean_passes / std::max(1, budget.passes) : (budget.seconds < 1e9 ? s.mean_seconds / budget.seconds : s.mean_seconds);
         s.value = s.hit_rate - cost_weight_ * share;
         return s;
     }

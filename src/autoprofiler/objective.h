@@ -1,6 +1,6 @@
 // What the learner maximises, pluggable: an Objective scores a tree's outcomes on a set of
-// kernels. Built in: diagnosis_hit_rate (the labelled corpus, no GPU). One that needs the GPU (a
-// tuner's or a writer's result given the feedback) implements the same interface.
+// kernels. Built in: diagnosis_hit_rate (the labelled corpus) and tuner_outcome (tuner_outcome.h:
+// the tuner's result given the feedback, on recorded tuning tables), both without a GPU.
 #pragma once
 
 #include <memory>
@@ -17,7 +17,13 @@ struct Score {
     double hit_rate = 0;       // share of kernels diagnosed right
     double mean_seconds = 0, mean_passes = 0;
     int hits = 0, kernels = 0;
+    double tuner_speedup = 0;  // tuner_outcome: geometric mean over the kernels with a table
+    int tuned = 0;             // ... how many had one
 };
+
+// Fills kernels and the mean seconds and passes of the outcomes; returns the mean cost as a share
+// of the budget (passes when the budget is in passes, else seconds), which objectives charge.
+double add_costs(Score& score, const std::vector<TreeOutcome>& outcomes, const Budget& budget);
 
 class Objective {
 public:

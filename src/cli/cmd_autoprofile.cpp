@@ -1,7 +1,8 @@
 // kernelpro autoprofile catalogue | costs | eval | learn | compare: the profiling tree (issue 13,
 // docs/autoprofiler.md). eval/learn/compare read a labelled corpus (manifest.toml, --tasks) and
-// its recorded counters (--recordings): the kernels are built and disassembled here, the counters
-// replayed, so no GPU is needed. Exit codes: 0 done, 2 usage or input error, 3 environment (no nvcc).
+// its recorded counters (--recordings), and/or tuning kernels (--tuning MANIFEST: recorded
+// counters and timed kp:tune spaces, for the tuner-outcome objective): the kernels are built and
+// disassembled here, the counters replayed, so no GPU is needed. Exit codes: 0 done, 2 usage or input error, 3 environment (no nvcc).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,8 @@
 #include "autoprofiler/comparison.h"
 #include "autoprofiler/learning_run.h"
 #include "autoprofiler/named_trees.h"
+#include "autoprofiler/tuner_outcome.h"
+#include "autoprofiler/tuning_record.h"
 #include "cli/commands.h"
 #include "cli/llm_option.h"
 
@@ -24,9 +27,9 @@ namespace ap = kp::autoprofiler;
 
 struct AutoprofileArgs {
     std::vector<std::string> tasks, trees;
-    std::string recordings, costs = "h200", gpu = "h200", out, store, tree = "full";
+    std::string recordings, costs = "h200", gpu = "h200", out, store, tree = "full", tuning, objective = "hit_rate";
     double budget_seconds = 0;
-    int budget_passes = 0, hold_out_every = 4, max_rounds = 12;
+    int budget_passes = 0, hold_out_every = 4, max_rounds = 12, tuner_evals = 4;
     std::string start;
     LlmOptionValues llm;
     bool no_enumerative = false;
@@ -39,10 +42,14 @@ ap::Budget budget_of(const AutoprofileArgs& a) {
     return b;
 }
 
-// The corpus kernels of every --tasks folder, split into training and held-out ones.
-Result<std::pair<std::vector<ap::KernelRecord>, std::vector<ap::KernelRecord>>> corpus(const AutoprofileArgs& a) {
-    if (a.tasks.empty()) return make_error("--tasks DIR (a labelled corpus with manifest.toml) is required");
-    if (a.recordings.empty()) return make_error("--recordings DIR (the corpus's recorded <kernel>.counters.json) is required");
+using Split = std::pair<std::vector<ap::KernelRecord>, std::vector<ap::KernelRecord>>;
+
+// The labelled kernels of every --tasks folder, split into training and held-out ones (none
+// without --tasks).
+Result<Split> corpus(const AutoprofileArgs& a) {
+    Split out;
+    if (a.tasks.empty()) return out;
+    if (a.recordings.empty()) return make_error("--recordings DIR (the corpus's recorded <kernel>.counters.json) is required with --tasks");
     std::vector<ap::KernelRecord> all;
     for (const auto& dir : a.tasks) {
         if (!fs::exists(fs::path(dir) / "manifest.toml")) return make_error("--tasks " + dir + ": no manifest.toml there");
@@ -50,9 +57,21 @@ Result<std::pair<std::vector<ap::KernelRecord>, std::vector<ap::KernelRecord>>> 
         if (!records) return records.error();
         all.insert(all.end(), records->begin(), records->end());
     }
-    std::pair<std::vector<ap::KernelRecord>, std::vector<ap::KernelRecord>> out;
     ap::split_records(all, a.hold_out_every, out.first, out.second);
     return out;
+}
+
+// The --tuning manifest's kernels (none without it).
+Result<std::vector<ap::KernelRecord>> tuning_kernels(const AutoprofileArgs& a) {
+    if (a.tuning.empty()) return std::vector<ap::KernelRecord>{};
+    if (!fs::is_regular_file(a.tuning)) return make_error("--tuning " + a.tuning + ": not a file (a tuning manifest, e.g. tests/fixtures/h200-tuning/manifest.toml)");
+    return ap::load_tuning_records(a.tuning);
+}
+
+Result<std::unique_ptr<ap::Objective>> objective_of(const AutoprofileArgs& a) {
+    if (a.objective == "hit_rate") return ap::diagnosis_hit_rate();
+    if (a.objective == "tuner") return ap::tuner_outcome(a.tuner_evals);
+    return make_error("--objective " + a.objective + ": expected hit_rate or tuner");
 }
 
 int fail(const std::string& message, int code = kExitUsage) {
@@ -96,9 +115,29 @@ int run_eval(const AutoprofileArgs& a) {
     if (!costs) return fail(costs.error().message);
     auto kernels = corpus(a);
     if (!kernels) return fail(kernels.error().message);
+    auto tuning = tuning_kernels(a);
+    if (!tuning) return fail(tuning.error().message);
+    if (kernels->first.empty() && kernels->second.empty() && tuning->empty()) return fail("give --tasks DIR --recordings DIR, or --tuning MANIFEST");
     auto objective = ap::diagnosis_hit_rate();
     const auto budget = budget_of(a);
+    if (!tuning->empty()) {
+        for (const auto& k : *tuning) {
+            auto o = ap::evaluate_tree(*tree, k, *costs, budget, false);
+            std::string shown;
+            for (const auto& f : o.findings) shown += (shown.empty() ? "" : ",") + f.tool;
+            const auto run = ap::simulate_tuner(k, o.findings, a.tuner_evals);
+            std::string tried;
+            for (const auto& p : run.tried) tried += (tried.empty() ? "" : "; ") + p;
+            std::cout << fmt::format("tuning    {:<28} {:>6.3f}x leaf {:<14} {:>5.2f} s {:>2} passes  best {}  shown [{}]  tried {}\n", k.name,
+                                     run.speedup(), o.leaf, o.cost.seconds, o.cost.passes, run.best_point, shown, tried);
+        }
+        auto s = ap::score_tree(*tree, *tuning, *costs, *ap::tuner_outcome(a.tuner_evals), budget);
+        std::cout << fmt::format("tuning: the tuner's geometric-mean speedup in {} evaluations {:.3f}x ({} kernels), mean {:.3f} s, {:.2f} passes, "
+                                 "objective {:.4f}\n\n",
+                                 a.tuner_evals, s.tuner_speedup, s.tuned, s.mean_seconds, s.mean_passes, s.value);
+    }
     for (const auto& [set, list] : {std::pair{"train", &kernels->first}, std::pair{"held-out", &kernels->second}}) {
+        if (list->empty()) continue;
         for (const auto& k : *list) {
             auto o = ap::evaluate_tree(*tree, k, *costs, budget, false);
             std::string shown;
@@ -131,8 +170,18 @@ int run_learn(const AutoprofileArgs& a) {
         proposers.push_back(enumerative.get());
     }
     if (proposers.empty()) return fail("--no-enumerative needs --llm");
+    auto objective = objective_of(a);
+    if (!objective) return fail(objective.error().message);
     auto kernels = corpus(a);
     if (!kernels) return fail(kernels.error().message);
+    if (a.objective == "tuner") {  // learns on the tuning kernels, split as the corpus is
+        auto tuning = tuning_kernels(a);
+        if (!tuning) return fail(tuning.error().message);
+        if (tuning->empty()) return fail("--objective tuner needs --tuning MANIFEST");
+        ap::split_records(*tuning, a.hold_out_every, kernels->first, kernels->second);
+    } else if (kernels->first.empty()) {
+        return fail("--tasks DIR (a labelled corpus with manifest.toml) is required");
+    }
     const fs::path store = a.store.empty() ? fs::path(a.out + ".learn.db") : fs::path(a.store);
     auto log = ap::LearningLog::open(store);
     if (!log) return fail(store.string() + ": " + log.error().message, kExitEnvironment);
@@ -140,18 +189,18 @@ int run_learn(const AutoprofileArgs& a) {
     settings.budget = budget_of(a);
     settings.max_rounds = a.max_rounds;
     settings.start_actions = a.start;
-    auto objective = ap::diagnosis_hit_rate();
-    auto result = ap::learn_tree(kernels->first, kernels->second, *costs, *objective, proposers, settings, *log, fs::absolute(a.out).string(), -1,
+    auto result = ap::learn_tree(kernels->first, kernels->second, *costs, **objective, proposers, settings, *log, fs::absolute(a.out).string(), -1,
                                  [](const std::string& line) { std::cerr << line << "\n"; });
     if (!result) return fail(result.error().message);
     std::ofstream(a.out) << ap::to_toml(result->tree);
     std::cout << fmt::format("learned {} ({} rounds{}, {} proposals, {} accepted; log {})\n", a.out, result->rounds,
                              result->resumed_from_round ? fmt::format(", resumed after round {}", result->resumed_from_round) : "",
                              result->proposals, result->accepted, store.string());
-    std::cout << fmt::format("train:    hit rate {:.3f} ({}/{}), {:.3f} s, {:.2f} passes\n", result->train.hit_rate, result->train.hits,
-                             result->train.kernels, result->train.mean_seconds, result->train.mean_passes);
-    std::cout << fmt::format("held-out: hit rate {:.3f} ({}/{}), {:.3f} s, {:.2f} passes\n", result->held_out.hit_rate, result->held_out.hits,
-                             result->held_out.kernels, result->held_out.mean_seconds, result->held_out.mean_passes);
+    for (const auto& [set, score] : {std::pair{"train:   ", &result->train}, std::pair{"held-out:", &result->held_out}}) {
+        const std::string outcome = a.objective == "tuner" ? fmt::format("tuner {:.3f}x ({} kernels)", score->tuner_speedup, score->tuned)
+                                                           : fmt::format("hit rate {:.3f} ({}/{})", score->hit_rate, score->hits, score->kernels);
+        std::cout << fmt::format("{} {}, {:.3f} s, {:.2f} passes\n", set, outcome, score->mean_seconds, score->mean_passes);
+    }
     return kExitOk;
 }
 
@@ -167,7 +216,11 @@ int run_compare(const AutoprofileArgs& a) {
     }
     auto kernels = corpus(a);
     if (!kernels) return fail(kernels.error().message);
-    std::cout << ap::render_comparison(ap::compare_trees(trees, kernels->first, kernels->second, *costs, ap::standard_budgets()));
+    auto tuning = tuning_kernels(a);
+    if (!tuning) return fail(tuning.error().message);
+    if (kernels->first.empty() && kernels->second.empty() && tuning->empty()) return fail("give --tasks DIR --recordings DIR, or --tuning MANIFEST");
+    std::cout << ap::render_comparison(
+        ap::compare_trees(trees, kernels->first, kernels->second, *costs, ap::standard_budgets(), *tuning, a.tuner_evals));
     return kExitOk;
 }
 
@@ -177,6 +230,11 @@ void corpus_options(CLI::App* cmd, AutoprofileArgs& a) {
     cmd->add_option("--hold-out-every", a.hold_out_every, "Every N-th kernel (manifest order) is held out for validation; 0: none")
         ->capture_default_str();
     cmd->add_option("--costs", a.costs, "Cost table: a GPU name (share/kernelpro/autoprofiler/costs/NAME.toml) or a file")->capture_default_str();
+    cmd->add_option("--tuning", a.tuning,
+                    "Tuning kernels: a manifest of kp:tune start points with recorded counters and timed spaces (e.g. tests/fixtures/h200-tuning/manifest.toml)");
+    cmd->add_option("--tuner-evals", a.tuner_evals, "Evaluations the simulated tuner gets after the profiled start (tuner outcome)")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
 }
 
 void budget_options(CLI::App* cmd, AutoprofileArgs& a) {
@@ -205,6 +263,9 @@ Handler register_autoprofile(CLI::App& root) {
     budget_options(learn, *a);
     learn->add_option("--out", a->out, "Where to write the learned tree (TOML)");
     learn->add_option("--store", a->store, "Learning log: a run store (default OUT.learn.db; may be the one optimize writes) holding every proposal, score and decision");
+    learn->add_option("--objective", a->objective, "What the learner maximises: hit_rate (the labelled --tasks corpus) or tuner (the --tuning kernels)")
+        ->check(CLI::IsMember({"hit_rate", "tuner"}))
+        ->capture_default_str();
     learn->add_option("--max-rounds", a->max_rounds, "Stop after this many rounds")->capture_default_str();
     learn->add_option("--start", a->start, "Actions of the one-leaf start tree, comma-separated (default: none)");
     learn->add_option("--llm", a->llm.spec, "Also ask an LLM for edits: PROVIDER:MODEL or script:FILE.jsonl (role \"autoprofiler\")");

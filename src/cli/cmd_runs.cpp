@@ -31,7 +31,7 @@ struct RunsArgs {
     GivenStopLimits limits;
     std::optional<int> trials;
     std::optional<double> max_time, min_time;
-    bool quiet = false, require_sandbox = false;
+    bool quiet = false, require_sandbox = false, json = false;
 };
 
 std::filesystem::path store_path(const std::string& path) {
@@ -115,6 +115,52 @@ std::string describe_recipe(const store::RunRecord& run) {
     return text + fmt::format("out {}, store {}, started in {}\n", recipe->out_dir, recipe->store, recipe->working_directory);
 }
 
+// `runs show --json` (schema kernelpro.run/1): the run, its recipe, and every node with its
+// evaluation. What a program reads, e.g. an exhaustive run kept as a tuning table (docs/autoprofiler.md).
+int show_run_json(store::RunStore& st, const store::RunSummary& r) {
+    auto nodes = st.load_nodes(r.run.id);
+    auto evaluations = st.load_evaluations(r.run.id);
+    if (!nodes.ok() || !evaluations.ok()) {
+        std::cerr << "error: " << (nodes.ok() ? evaluations.error().message : nodes.error().message) << "\n";
+        return kExitEnvironment;
+    }
+    std::map<std::int64_t, const store::EvaluationRecord*> by_node;
+    for (const auto& e : *evaluations) by_node[e.node_id] = &e;
+    auto number = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    nlohmann::json out = {{"schema", "kernelpro.run/1"},
+                          {"id", r.run.id},
+                          {"task", r.run.task_name},
+                          {"task_fingerprint", r.run.task_fingerprint},
+                          {"status", store::run_status_name(r.run.status)},
+                          {"stop_reason", r.run.stop_reason},
+                          {"elapsed_seconds", r.run.elapsed_seconds},
+                          {"best_speedup", number(r.best_speedup)}};
+    if (auto recipe = search::recipe_of(r.run); recipe && *recipe) out["recipe"] = search::recipe_to_json(**recipe);
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& n : *nodes) {
+        auto it = by_node.find(n.node_id);
+        const store::EvaluationRecord* e = it == by_node.end() ? nullptr : it->second;
+        nlohmann::json params = nlohmann::json::object();
+        if (auto parsed = search::params_from_json(n.params_json); parsed.ok())
+            for (const auto& [k, v] : *parsed) params[k] = v;
+        rows.push_back({{"node", n.node_id},
+                        {"parent", n.parent_id ? nlohmann::json(*n.parent_id) : nlohmann::json(nullptr)},
+                        {"origin", n.proposal_kind},
+                        {"status", e ? e->status_class : "pending"},
+                        {"median_seconds", e ? number(e->median_seconds) : nlohmann::json(nullptr)},
+                        {"speedup", e ? number(e->speedup) : nlohmann::json(nullptr)},
+                        {"roofline_fraction", e ? number(e->roofline_fraction) : nlohmann::json(nullptr)},
+                        {"params", params},
+                        {"rationale", valid_utf8(n.rationale)},
+                        // The evaluation as the search stored it (its findings, compiler facts, roofline class).
+                        {"outcome", e ? nlohmann::json::parse(e->outcome_json, nullptr, false) : nlohmann::json(nullptr)}});
+        if (rows.back()["outcome"].is_discarded()) rows.back()["outcome"] = nullptr;
+    }
+    out["nodes"] = std::move(rows);
+    std::cout << out.dump(1) << "\n";
+    return kExitOk;
+}
+
 int show_run(const RunsArgs& a) {
     auto st = open_store(a.store);
     if (!st.ok()) {
@@ -127,6 +173,7 @@ int show_run(const RunsArgs& a) {
         return kExitUsage;
     }
     const auto& r = *summary;
+    if (a.json) return show_run_json(*st, r);
     std::cout << fmt::format("run {}: task {}, {} ({}), {} nodes, {} evaluations, {} pending, {:.1f} s, best {}\n", r.run.id,
                              r.run.task_name, store::run_status_name(r.run.status), r.run.stop_reason, r.nodes,
                              r.evaluations, r.pending_nodes, r.run.elapsed_seconds, opt(r.best_speedup, "{:.3f}x"));
@@ -259,6 +306,7 @@ Handler register_runs(CLI::App& root) {
     auto* show = cmd->add_subcommand("show", "One run's nodes and evaluations");
     show->fallthrough();
     show->add_option("id", a->id, "Run id")->required();
+    show->add_flag("--json", a->json, "Print the run and its nodes as JSON (schema kernelpro.run/1)");
     auto* resume = cmd->add_subcommand(
         "resume", "Continue a run as it started (its proposers, LLM, profile, output folder), after Ctrl-C, a crash or a spent budget");
     resume->fallthrough();

@@ -42,6 +42,16 @@ TEST(AutoprofileCli, InputErrorsAreOneLineAndExitTwo) {
     auto no_manifest = run_kernelpro({"autoprofile", "eval", "--tasks", dir.string(), "--recordings", kRecorded}, dir);
     EXPECT_EQ(no_manifest.exit_code, 2);
     EXPECT_EQ(no_manifest.first_err_line(), "error: --tasks " + dir.string() + ": no manifest.toml there");
+    auto nothing = run_kernelpro({"autoprofile", "eval"}, dir);
+    EXPECT_EQ(nothing.exit_code, 2);
+    EXPECT_EQ(nothing.first_err_line(), "error: give --tasks DIR --recordings DIR, or --tuning MANIFEST");
+    auto tuner_without_tables = run_kernelpro(
+        {"autoprofile", "learn", "--objective", "tuner", "--budget-passes", "4", "--out", (dir / "t.toml").string()}, dir);
+    EXPECT_EQ(tuner_without_tables.exit_code, 2);
+    EXPECT_EQ(tuner_without_tables.first_err_line(), "error: --objective tuner needs --tuning MANIFEST");
+    auto no_tuning_file = run_kernelpro({"autoprofile", "eval", "--tuning", (dir / "none.toml").string()}, dir);
+    EXPECT_EQ(no_tuning_file.exit_code, 2);
+    EXPECT_NE(no_tuning_file.first_err_line().find("--tuning " + (dir / "none.toml").string() + ": not a file"), std::string::npos);
     auto catalogue = run_kernelpro({"autoprofile", "catalogue"}, dir);
     EXPECT_EQ(catalogue.exit_code, 0) << catalogue.err;
     EXPECT_NE(catalogue.out.find("tool:register_spills"), std::string::npos);

@@ -4,6 +4,7 @@
 // the recipe it started with (its task by the recorded path, its proposers and script, its own
 // output folder); a provider run whose key is gone does not resume at all.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -120,6 +121,21 @@ TEST(RunsResume, RebuildsTheLoopTheRunStartedWithFromAnotherFolder) {
         << shown.stdout_text;
     EXPECT_NE(shown.stdout_text.find("proposers tuner,llm"), std::string::npos);
     EXPECT_NE(shown.stdout_text.find("seed 3, stops at --budget-evals 2"), std::string::npos) << shown.stdout_text;
+
+    // The same run as JSON (kernelpro.run/1): every node with its parameters and stored evaluation.
+    auto as_json = run({"runs", "--store", store.string(), "show", "1", "--json"}, elsewhere);
+    ASSERT_EQ(as_json.exit_code, 0) << as_json.stderr_text;
+    auto parsed = nlohmann::json::parse(as_json.stdout_text, nullptr, false);
+    ASSERT_FALSE(parsed.is_discarded()) << as_json.stdout_text;
+    EXPECT_EQ(parsed["schema"], "kernelpro.run/1");
+    EXPECT_EQ(parsed["task"], "gelu_f16");
+    ASSERT_TRUE(parsed["nodes"].is_array());
+    EXPECT_EQ(parsed["nodes"].size(), 2u);
+    EXPECT_EQ(parsed["nodes"][0]["origin"], "baseline");
+    EXPECT_TRUE(parsed["nodes"][0]["params"].is_object());
+    EXPECT_TRUE(parsed["nodes"][0]["outcome"].is_object());
+    EXPECT_EQ(parsed["nodes"][0]["outcome"]["status"], parsed["nodes"][0]["status"]);
+    EXPECT_EQ(parsed["recipe"]["task"]["given"], "gelu_f16");
 
     // The task moved: one clear error naming where the run looked, and --task finds it again.
     fs::rename(started / "gelu_f16", started / "moved");
