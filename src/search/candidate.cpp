@@ -1,13 +1,22 @@
 #include "search/candidate.h"
 
+#include "build/tunables.h"
 #include "common/hash.h"
+#include "search/proposers/parameter_space.h"
 
 namespace kp::search {
 
 std::string evaluation_key(const TaskIdentity& task, const Candidate& candidate) {
     Sha256 hash;
     hash.add("kernelpro-evaluation-v1").add(task.name).add(task.fingerprint).add(candidate.source);
-    for (const auto& [name, value] : candidate.params) hash.add(name).add(value);
+    // A kp:tune parameter left out means the source's own #define: the same experiment as naming
+    // that value (the baseline has no params; a proposer names every parameter of its points).
+    ParameterValues params = candidate.params;
+    if (auto space = parse_tunables(candidate.source); space.ok())
+        for (const auto& p : space->parameters)
+            if (!params.count(p.name))
+                if (auto value = source_define_default(candidate.source, p.name)) params[p.name] = *value;
+    for (const auto& [name, value] : params) hash.add(name).add(value);
     return hash.hex();
 }
 

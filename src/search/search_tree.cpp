@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace kp::search {
 
@@ -64,10 +65,26 @@ void SearchTree::apply_evaluation(std::int64_t id, const EvaluationOutcome& outc
     }
 }
 
+void SearchTree::release_queue(TreeNode& stopped) {
+    // The node gets no more children: the points still queued under it are forgotten, so another
+    // node may propose them again (they would otherwise stay "known" and never be evaluated).
+    auto queue = std::exchange(stopped.queue, {});
+    for (const auto& queued : queue) {
+        // Unless a node or another queue holds the same experiment (a resumed run re-queues them all).
+        const auto& key = queued.evaluation_key;
+        const bool in_use = std::any_of(nodes_.begin(), nodes_.end(), [&](const TreeNode& n) {
+            return n.evaluation_key == key ||
+                   std::any_of(n.queue.begin(), n.queue.end(), [&](const QueuedProposal& q) { return q.evaluation_key == key; });
+        });
+        if (!in_use) keys_.erase(key);
+    }
+}
+
 void SearchTree::close(std::int64_t id, const std::string& reason) {
     auto& closing = node(id);
     if (closing.closed()) return;
     closing.close_reason = reason;
+    release_queue(closing);
     newly_closed_.push_back(id);
 }
 
@@ -75,6 +92,7 @@ void SearchTree::mark_dead_end(std::int64_t id, const std::string& reason) {
     auto& marked = node(id);
     if (marked.dead_end()) return;
     marked.dead_end_reason = reason;
+    release_queue(marked);
     newly_closed_.push_back(id);
 }
 

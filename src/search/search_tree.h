@@ -113,6 +113,7 @@ public:
     std::vector<std::int64_t> lineage(std::int64_t id) const;
 
 private:
+    void release_queue(TreeNode& stopped);  // a closed or dead-end node's untried proposals become proposable again
     std::vector<TreeNode> nodes_;
     std::set<std::string> keys_;
     std::vector<std::int64_t> newly_closed_;

@@ -1,6 +1,8 @@
 // Dead-end pruning and the correctness wall, observed on whole searches.
 #include "driver_fixture.h"
 #include "search/node_closing.h"
+#include "search/proposers/parameter_space.h"
+#include "search/proposers/random_proposers.h"
 
 using namespace kp::search;
 using namespace kp::search::synthetic;
@@ -141,4 +143,57 @@ TEST(Pruning, RepairChainsAreBounded) {
             EXPECT_TRUE(node.children.empty());
         }
     }
+}
+
+// A node that stops (a dead end, or closed) gets no more children: the proposals still queued under
+// it are forgotten, so another node may propose those points again (before, they stayed "known"
+// and an exhaustive run never evaluated them). One another queue also holds stays known.
+TEST(Pruning, AStoppedNodesQueuedPointsCanBeProposedAgain) {
+    SearchTree tree;
+    tree.add_root({"root", {}}, "k0");
+    tree.apply_evaluation(0, correct_outcome(1.0), 0.3, 1.0);
+    tree.add_child(0, ProposalKind::parameter_move, {"a", {}}, "", "ka");
+    tree.add_child(0, ProposalKind::parameter_move, {"b", {}}, "", "kb");
+    auto queue = [&](std::int64_t node, const std::string& key) {
+        tree.node(node).queue.push_back({0, Proposal{ProposalKind::parameter_move, {key, {}}, ""}, key});
+        tree.remember_key(key);
+    };
+    queue(1, "q-only-under-a");
+    queue(1, "q-shared");
+    queue(2, "q-shared");
+    queue(1, "kb");  // the same experiment as node b
+    tree.mark_dead_end(1, "dead end: test");
+    EXPECT_TRUE(tree.node(1).queue.empty());
+    EXPECT_FALSE(tree.knows_key("q-only-under-a"));
+    EXPECT_TRUE(tree.knows_key("q-shared"));  // node b still has it queued
+    EXPECT_TRUE(tree.knows_key("kb"));        // node b is that experiment
+    EXPECT_TRUE(tree.knows_key("ka"));        // the stopped node itself stays known
+    tree.close(2, "failed: test");
+    EXPECT_FALSE(tree.knows_key("q-shared"));
+    EXPECT_TRUE(tree.knows_key("kb"));
+}
+
+// The same on a whole search: the exhaustive proposer over 24 points, where one early point is far
+// better and everything after it regresses, so the nodes it proposed from close as dead ends with
+// points still queued. Every point is still evaluated within a budget of 24.
+TEST(Pruning, AnExhaustiveRunCoversItsSpaceThoughNodesCloseWithPointsQueued) {
+    const std::string source = "// kp:tune A=1,2,3,4,5,6\n// kp:tune B=1,2,3,4\n#define A 1\n#define B 1\n";
+    kp::test_support::TempDirectory dir;
+    auto store = open_store(dir.path() / "runs.db");
+    std::set<std::string> points;
+    FunctionEvaluator evaluator([&](const Candidate& c) {
+        auto space = kp::parse_tunables(c.source);
+        const auto point = resolve_point(c.source, *space, c.params);
+        points.insert(point_text(point));
+        return correct_outcome(point_text(point) == "A=2,B=1" ? 3.0 : (point_text(point) == "A=1,B=1" ? 1.0 : 0.9));
+    });
+    ExhaustiveProposer proposer;
+    SearchDriver driver(store, evaluator, proposer);
+    auto outcome = driver.start(kTask, Candidate{source, {}}, test_config(24));
+    ASSERT_TRUE(outcome) << outcome.error().message;
+    int dead_ends = 0;
+    for (const auto& node : driver.tree().nodes()) dead_ends += node.dead_end();
+    EXPECT_GT(dead_ends, 0) << "the landscape should close nodes early";
+    EXPECT_EQ(points.size(), 24u) << "evaluated " << points.size() << " of the 24 points";
+    EXPECT_EQ(evaluator.calls, 24);
 }

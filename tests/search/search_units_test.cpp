@@ -60,6 +60,11 @@ TEST(Candidate, KeyDependsOnTaskSourceAndParams) {
     EXPECT_NE(evaluation_key(task, a), evaluation_key(task, b));
     EXPECT_NE(evaluation_key(task, a), evaluation_key({"softmax", "other"}, a));
     EXPECT_NE(evaluation_key(task, a), evaluation_key(task, Candidate{"src2", a.params}));
+    // A parameter left out is the source's #define: the baseline (no params) and a point that
+    // names those values are one experiment; another value is another.
+    const std::string tunable = "// kp:tune VEC=2,4\n#ifndef VEC\n#define VEC 4\n#endif\n";
+    EXPECT_EQ(evaluation_key(task, Candidate{tunable, {}}), evaluation_key(task, Candidate{tunable, {{"VEC", "4"}}}));
+    EXPECT_NE(evaluation_key(task, Candidate{tunable, {}}), evaluation_key(task, Candidate{tunable, {{"VEC", "2"}}}));
     auto params = params_from_json(params_to_json(a.params).dump());
     ASSERT_TRUE(params);
     EXPECT_EQ(*params, a.params);
