@@ -26,7 +26,9 @@ TunerRun simulate_tuner(const KernelRecord& kernel, const std::vector<analysis::
     if (!kernel.tuning) return run;
     const TuningTable& table = *kernel.tuning;
     const std::string start_text = search::point_text(table.start);
-    search::EvaluationOutcome start = table.by_point.at(start_text);
+    const auto recorded = table.by_point.find(start_text);
+    if (recorded == table.by_point.end() || !recorded->second.correct() || !recorded->second.median_seconds) return run;  // nothing to start from
+    search::EvaluationOutcome start = recorded->second;
     start.findings = shown;  // what a profiled evaluation of the start would have carried
     run.start_seconds = run.best_seconds = start.median_seconds.value_or(0);
     run.best_point = start_text;

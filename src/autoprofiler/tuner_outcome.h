@@ -26,7 +26,8 @@ struct TunerRun {
 
 // The greedy search the tuner drives: each round asks the tuner for moves from the fastest node
 // that still has proposals (its ancestors as lineage), until `evaluations` points are evaluated or
-// no node has a proposal left. `kernel.tuning` must be set.
+// no node has a proposal left. Without a table, or a correct timing of its start, nothing runs
+// (speedup 1).
 TunerRun simulate_tuner(const KernelRecord& kernel, const std::vector<analysis::Finding>& shown, int evaluations);
 
 // value = log2 of the geometric-mean speedup over the kernels with a table, minus cost_weight x
