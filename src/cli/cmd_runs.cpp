@@ -157,7 +157,7 @@ int show_run_json(store::RunStore& st, const store::RunSummary& r) {
         if (rows.back()["outcome"].is_discarded()) rows.back()["outcome"] = nullptr;
     }
     out["nodes"] = std::move(rows);
-    std::cout << out.dump(1) << "\n";
+    std::cout << out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // stored bytes need not be UTF-8
     return kExitOk;
 }
 
