@@ -70,8 +70,12 @@ int main(int argc, char** argv) {
             std::cerr << "error: " << learned.error().message << "\n";
             return 3;
         }
-        std::vector<std::pair<std::string, ap::ProfilingTree>> trees;
-        for (const auto& name : ap::named_tree_names()) trees.emplace_back(name, *ap::resolve_tree(name));
+        auto named = ap::named_trees();
+        if (!named) {
+            std::cerr << "error: " << named.error().message << "\n";
+            return 3;
+        }
+        std::vector<std::pair<std::string, ap::ProfilingTree>> trees = std::move(*named);
         trees.emplace_back("learned", learned->tree);
         auto rows = ap::compare_trees(trees, train, held_out, *costs, {budget}, tuning, tuner_evals);
         all.insert(all.end(), rows.begin(), rows.end());

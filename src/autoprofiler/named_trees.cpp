@@ -4,7 +4,7 @@
 
 namespace kp::autoprofiler {
 
-std::vector<std::string> named_tree_names() { return {"none", "roofline", "full"}; }
+std::vector<std::string> named_tree_names() { return {"none", "roofline", "full", "ncu-set-full"}; }
 
 Result<ProfilingTree> resolve_tree(const std::string& name) {
     if (name == "none") return one_leaf_tree("none", {});
@@ -15,8 +15,23 @@ Result<ProfilingTree> resolve_tree(const std::string& name) {
         tree.nodes["root"].rendering.max_evidence = 3;
         return tree;
     }
-    if (!std::filesystem::exists(name)) return make_error("--tree " + name + ": neither a tree file nor one of none, roofline, full");
+    if (name == "ncu-set-full") {  // measured on the H200: a shipped tree file, with its measured cost
+        auto dir = locate_autoprofiler_directory();
+        if (!dir) return dir.error();
+        return load_tree(*dir / "trees" / "ncu-set-full-h200.toml");
+    }
+    if (!std::filesystem::exists(name)) return make_error("--tree " + name + ": neither a tree file nor one of none, roofline, full, ncu-set-full");
     return load_tree(name);
+}
+
+Result<std::vector<std::pair<std::string, ProfilingTree>>> named_trees() {
+    std::vector<std::pair<std::string, ProfilingTree>> out;
+    for (const auto& name : named_tree_names()) {
+        auto tree = resolve_tree(name);
+        if (!tree) return tree.error();
+        out.emplace_back(name, std::move(*tree));
+    }
+    return out;
 }
 
 Result<std::filesystem::path> locate_autoprofiler_directory() {

@@ -32,7 +32,7 @@ Result<std::vector<std::string>> string_list(const toml::node* node, const std::
 
 Result<TreeNode> parse_node(const std::string& name, const toml::table& t, const std::string& source) {
     static const std::set<std::string> keys = {"collect", "actions", "signal", "threshold", "above", "below",
-                                               "max_findings", "max_evidence", "min_gain"};
+                                               "max_findings", "max_evidence", "min_gain", "measured_cost"};
     TreeNode node;
     node.line = line_of(t);
     for (auto& [key, value] : t)
@@ -63,6 +63,15 @@ Result<TreeNode> parse_node(const std::string& name, const toml::table& t, const
     } else {
         for (const char* k : {"threshold", "above", "below"})
             if (auto* n = t.get(k)) return make_error(at(source, line_of(*n)) + fmt::format("node '{}': `{}` without a `signal`", name, k));
+    }
+    if (auto* m = t.get("measured_cost")) {
+        auto* cost = m->as_table();
+        const double seconds = cost ? (*cost)["seconds"].value_or(-1.0) : -1.0;
+        const int64_t passes = cost ? (*cost)["passes"].value_or(int64_t{-1}) : -1;
+        if (!node.signal.empty()) return make_error(at(source, line_of(*m)) + fmt::format("node '{}': `measured_cost` belongs to a leaf", name));
+        if (seconds < 0 || passes < 0)
+            return make_error(at(source, line_of(*m)) + fmt::format("node '{}': measured_cost needs {{ seconds = S, passes = P }}, both >= 0", name));
+        node.measured_cost = ActionCost{seconds, static_cast<int>(passes)};
     }
     node.rendering.max_findings = static_cast<int>(t["max_findings"].value_or(int64_t{node.rendering.max_findings}));
     node.rendering.max_evidence = static_cast<int>(t["max_evidence"].value_or(int64_t{node.rendering.max_evidence}));
@@ -162,6 +171,8 @@ std::string to_toml(const ProfilingTree& tree) {
             out << "actions = " << list(n.collect) << "\n";
             out << fmt::format("max_findings = {}\nmax_evidence = {}\nmin_gain = {}\n", n.rendering.max_findings, n.rendering.max_evidence,
                                n.rendering.min_gain);
+            if (n.measured_cost)
+                out << fmt::format("measured_cost = {{ seconds = {}, passes = {} }}\n", n.measured_cost->seconds, n.measured_cost->passes);
         } else {
             if (!n.collect.empty()) out << "collect = " << list(n.collect) << "\n";
             out << fmt::format("signal = \"{}\"\nthreshold = {}\nabove = \"{}\"\nbelow = \"{}\"\n", n.signal, n.threshold, n.above, n.below);

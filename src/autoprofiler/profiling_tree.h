@@ -6,9 +6,11 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "autoprofiler/catalogue.h"
 #include "common/result.h"
 
 namespace kp::autoprofiler {
@@ -28,6 +30,9 @@ struct TreeNode {
     double threshold = 0;
     std::string above, below;
     Rendering rendering;               // leaves only
+    // Leaves only: the leaf's actions are one collection whose cost was measured as a whole (e.g.
+    // `ncu --set full`); charged instead of the actions' additive costs, all or nothing.
+    std::optional<ActionCost> measured_cost;
     int line = 0;                      // where it was defined (0: built in code)
     bool is_leaf() const { return signal.empty(); }
 };

@@ -26,6 +26,20 @@ bool take(const std::string& action, const CostTable& costs, const Budget& budge
     return true;
 }
 
+// A leaf measured as one collection: its actions not taken yet are taken together at that cost
+// (its own start-up included), or dropped together when it does not fit.
+void take_measured(const std::vector<std::string>& actions, const ActionCost& cost, const Budget& budget, TreeOutcome& out) {
+    std::vector<std::string> fresh;
+    for (const auto& a : actions)
+        if (std::find(out.taken.begin(), out.taken.end(), a) == out.taken.end()) fresh.push_back(a);
+    const bool fits = out.cost.seconds + cost.seconds <= budget.seconds + 1e-12 && out.cost.passes + cost.passes <= budget.passes;
+    auto& into = fits ? out.taken : out.dropped;
+    into.insert(into.end(), fresh.begin(), fresh.end());
+    if (!fits) return;
+    out.cost.seconds += cost.seconds;
+    out.cost.passes += cost.passes;
+}
+
 std::string render(const KernelRecord& kernel, const std::vector<analysis::Finding>& shown, bool roofline, const Rendering& r) {
     analysis::Diagnosis d = kernel.diagnosis;
     d.findings = shown;
@@ -50,6 +64,10 @@ TreeOutcome evaluate_tree(const ProfilingTree& tree, const KernelRecord& kernel,
     for (size_t steps = 0; steps <= tree.nodes.size(); ++steps) {
         const TreeNode& node = tree.nodes.at(at);
         out.path.push_back(at);
+        if (node.is_leaf() && node.measured_cost) {
+            take_measured(node.collect, *node.measured_cost, budget, out);
+            break;
+        }
         for (const auto& a : node.collect) take(a, costs, budget, out, collection_started);
         if (node.is_leaf()) break;
         const SignalInfo* s = find_signal(node.signal);

@@ -207,8 +207,9 @@ int run_learn(const AutoprofileArgs& a) {
 int run_compare(const AutoprofileArgs& a) {
     auto costs = ap::resolve_cost_table(a.costs);
     if (!costs) return fail(costs.error().message);
-    std::vector<std::pair<std::string, ap::ProfilingTree>> trees;
-    for (const auto& name : ap::named_tree_names()) trees.emplace_back(name, *ap::resolve_tree(name));
+    auto named = ap::named_trees();
+    if (!named) return fail(named.error().message, kExitEnvironment);
+    std::vector<std::pair<std::string, ap::ProfilingTree>> trees = std::move(*named);
     for (const auto& file : a.trees) {
         auto t = ap::resolve_tree(file);
         if (!t) return fail(t.error().message);
@@ -255,7 +256,7 @@ Handler register_autoprofile(CLI::App& root) {
     costs->add_option("--gpu", a->gpu, "GPU name written into the table")->capture_default_str();
     costs->add_option("--out", a->out, "Write the table here (default: stdout)");
     auto* eval = cmd->add_subcommand("eval", "Evaluate one tree on the recorded corpus: each kernel's leaf, cost, findings and hit");
-    eval->add_option("--tree", a->tree, "Tree file, or none | roofline | full")->capture_default_str();
+    eval->add_option("--tree", a->tree, "Tree file, or none | roofline | full | ncu-set-full")->capture_default_str();
     corpus_options(eval, *a);
     budget_options(eval, *a);
     auto* learn = cmd->add_subcommand("learn", "Learn a tree by REWRITE/SPLIT edits on the recorded corpus (resumes an interrupted run)");
@@ -272,7 +273,7 @@ Handler register_autoprofile(CLI::App& root) {
     learn->add_option("--llm-replay", a->llm.replay, "Replay the LLM's recorded exchanges from this file");
     learn->add_option("--llm-record", a->llm.record, "Record the LLM's exchanges to this file");
     learn->add_flag("--no-enumerative", a->no_enumerative, "Only the LLM proposes");
-    auto* compare = cmd->add_subcommand("compare", "Compare trees (none, roofline, full and --tree files) at three budgets");
+    auto* compare = cmd->add_subcommand("compare", "Compare trees (none, roofline, full, ncu-set-full and --tree files) at three budgets");
     compare->add_option("--tree", a->trees, "Learned tree file(s) to add to the comparison");
     corpus_options(compare, *a);
     return [=]() {

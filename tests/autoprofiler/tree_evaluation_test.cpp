@@ -285,3 +285,36 @@ TEST(TreeEvaluation, HitRateScoresTheFixedConfigurations) {
     EXPECT_GT(full.mean_passes, none.mean_passes);
     EXPECT_EQ(score("roofline").hits, healthy);  // the roofline alone names no tool
 }
+
+// `ncu --set full` as a fixed configuration: its leaf is one collection of measured cost, taken
+// whole within the budget or not at all; its counters serve every tool but the timeline's.
+TEST(TreeEvaluation, AMeasuredLeafIsTakenWholeOrNotAtAll) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    auto ncu = resolve_tree("ncu-set-full");
+    ASSERT_TRUE(ncu) << ncu.error().message;
+    const auto& leaf = ncu->nodes.at(ncu->root);
+    ASSERT_TRUE(leaf.measured_cost);
+    EXPECT_EQ(leaf.measured_cost->passes, 38);
+    EXPECT_EQ(std::count(leaf.collect.begin(), leaf.collect.end(), "tool:launch_overhead"), 0);
+    const auto* narrow = record_named("narrow_scalar_copy");
+    ASSERT_TRUE(narrow);
+    Budget short_of_it;
+    short_of_it.passes = 37;
+    auto dropped = evaluate_tree(*ncu, *narrow, h200_costs(), short_of_it);
+    EXPECT_TRUE(dropped.taken.empty());
+    EXPECT_EQ(dropped.dropped, leaf.collect);
+    EXPECT_TRUE(dropped.findings.empty());
+    EXPECT_EQ(dropped.cost, ActionCost{});
+    Budget enough;
+    enough.passes = 38;
+    auto taken = evaluate_tree(*ncu, *narrow, h200_costs(), enough);
+    EXPECT_EQ(taken.taken, leaf.collect);
+    EXPECT_EQ(taken.cost, *leaf.measured_cost);  // as measured: no start-up added, no per-action sum
+    EXPECT_TRUE(is_hit(*narrow, taken));
+    // A call of many tiny launches needs the timeline, which ncu's section set does not give.
+    const auto* tiny = record_named("many_tiny_launches");
+    ASSERT_TRUE(tiny);
+    ASSERT_EQ(tiny->expect, "launch_overhead");
+    EXPECT_FALSE(is_hit(*tiny, evaluate_tree(*ncu, *tiny, h200_costs(), {})));
+    EXPECT_TRUE(is_hit(*tiny, evaluate_tree(*resolve_tree("full"), *tiny, h200_costs(), {})));
+}

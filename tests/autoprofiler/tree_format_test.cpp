@@ -101,3 +101,22 @@ TEST(TreeFormat, RefusesUnreachableNodesAndCycles) {
     cycle = replace(cycle, "[node.other]\nactions = [\"tool:register_spills\"]\nmax_evidence = 1\nmin_gain = 0.1\n", "");
     EXPECT_EQ(error_of(cycle), "t.toml:5: node 'start' is reached twice (a cycle or a shared child)");
 }
+
+TEST(TreeFormat, ALeafMayCarryItsMeasuredCost) {
+    const std::string measured = replace(kTwoLeaves, "max_findings = 2\n", "max_findings = 2\nmeasured_cost = { seconds = 6.4, passes = 38 }\n");
+    auto tree = parse_tree(measured, "t.toml");
+    ASSERT_TRUE(tree) << tree.error().message;
+    ASSERT_TRUE(tree->nodes.at("memory").measured_cost);
+    EXPECT_EQ(*tree->nodes.at("memory").measured_cost, (ActionCost{6.4, 38}));
+    EXPECT_FALSE(tree->nodes.at("other").measured_cost);
+    auto again = parse_tree(to_toml(*tree), "again.toml");
+    ASSERT_TRUE(again) << again.error().message;
+    EXPECT_EQ(again->nodes.at("memory").measured_cost, tree->nodes.at("memory").measured_cost);
+
+    EXPECT_EQ(error_of(replace(kTwoLeaves, "threshold = 0.5\n", "threshold = 0.5\nmeasured_cost = { seconds = 1, passes = 1 }\n")),
+              "t.toml:9: node 'start': `measured_cost` belongs to a leaf");
+    EXPECT_EQ(error_of(replace(kTwoLeaves, "max_findings = 2\n", "max_findings = 2\nmeasured_cost = { seconds = 1 }\n")),
+              "t.toml:15: node 'memory': measured_cost needs { seconds = S, passes = P }, both >= 0");
+    EXPECT_EQ(error_of(replace(kTwoLeaves, "max_findings = 2\n", "max_findings = 2\nmeasured_cost = 3\n")),
+              "t.toml:15: node 'memory': measured_cost needs { seconds = S, passes = P }, both >= 0");
+}
