@@ -79,6 +79,7 @@ public:
                 auto& list = e.tree.nodes[name].collect;
                 if (has) list.erase(std::find(list.begin(), list.end(), a));
                 else list.push_back(a);
+                e.tree.nodes[name].measured_cost.reset();  // measured for the actions it had
                 edits.push_back(std::move(e));
             }
             for (int m : {1, 2, 3, 5}) {
@@ -107,6 +108,7 @@ private:
         Edit e{"SPLIT", fmt::format("leaf {}: test {} >= {}, {} side adds {}", name, signal.name, threshold, on_above ? "above" : "below", action), tree};
         TreeNode test;
         TreeNode child = leaf;
+        child.measured_cost.reset();  // measured for the leaf as it was
         if (measured) {
             test.collect.push_back(signal.needs);
             child.collect.erase(std::remove(child.collect.begin(), child.collect.end(), signal.needs), child.collect.end());

@@ -57,6 +57,10 @@ public:
             // An invalid tree is a rejected proposal, not a failed run: the learner records nothing
             // for it and the next round asks again.
             if (!tree) return std::vector<Edit>{};
+            // A measured cost is a measurement, not a proposal: a tree that states its own would
+            // set what it is charged.
+            for (const auto& [name, node] : tree->nodes)
+                if (node.measured_cost) return std::vector<Edit>{};
             auto leaves = [](const ProfilingTree& t) {
                 int n = 0;
                 for (const auto& [name, node] : t.nodes) n += node.is_leaf();

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "autoprofiler/learning_run.h"
 #include "autoprofiler/named_trees.h"
 #include "llm/scripted_chat_client.h"
@@ -162,6 +164,35 @@ TEST(Learner, AnLlmProposedSplitIsReplayedAndAccepted) {
     EXPECT_EQ((*rows)[0].kind, "SPLIT");
     EXPECT_TRUE((*rows)[0].accepted);
     EXPECT_EQ(result->tree.nodes.at("root").signal, "static.local_bytes");
+    EXPECT_EQ((*client)->served(), 1u);
+}
+
+// A tree that states its own measured cost would set what it is charged: an LLM's is refused.
+TEST(Learner, AnLlmTreeThatStatesItsOwnMeasuredCostIsRefused) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    std::vector<KernelRecord> train, held_out;
+    split(train, held_out);
+    TempFile script("kp_llm_measured.jsonl");
+    {
+        nlohmann::json line = {{"role", "autoprofiler"},
+                               {"reply", "Everything, for free.\n\n```toml\nformat = \"kernelpro.profiling-tree/1\"\nroot = \"root\"\n\n"
+                                         "[node.root]\nactions = [\"counters:roofline\", \"tool:register_spills\", \"tool:narrow_global_access\"]\n"
+                                         "measured_cost = { seconds = 0, passes = 0 }\n```\n"}};
+        std::ofstream(script.path) << line.dump() << "\n";
+    }
+    auto client = kp::llm::ScriptedChatClient::open(script.path.string());
+    ASSERT_TRUE(client) << client.error().message;
+    auto proposer = llm_proposer(*client);
+    TempFile db("kp_learn_llm_measured.db");
+    auto log = LearningLog::open(db.path);
+    ASSERT_TRUE(log);
+    LearningSettings settings;
+    settings.budget = passes(4);
+    settings.max_rounds = 1;
+    auto result = learn_tree(train, held_out, h200_costs(), *diagnosis_hit_rate(), {proposer.get()}, settings, *log, "llm-measured");
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(result->accepted, 0);
+    EXPECT_TRUE(result->tree.nodes.at("root").collect.empty());  // still the empty start
     EXPECT_EQ((*client)->served(), 1u);
 }
 
