@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -139,39 +140,50 @@ TEST(Learner, AnInterruptedRunResumesToTheSameTree) {
     EXPECT_NE(mixed.error().message.find("exists with other settings"), std::string::npos);
 }
 
-TEST(Learner, AnLlmProposedSplitIsReplayedAndAccepted) {
-    KP_REQUIRE_RECORDED_CORPUS();
+// One learning round (4 passes) whose only proposer is the scripted LLM of `script`, logged in `db`.
+struct LlmRound {
+    std::shared_ptr<kp::llm::ScriptedChatClient> client;
+    std::optional<LearningLog> log;
+    kp::Result<LearningResult> result = kp::make_error("not run");
+};
+
+void learn_one_llm_round(const std::filesystem::path& script, const TempFile& db, const std::string& run_name, LlmRound& round) {
     std::vector<KernelRecord> train, held_out;
     split(train, held_out);
-    // The recorded exchange (tests/fixtures/autoprofiler/llm_split.jsonl): the model splits the
-    // empty start on local memory and gives the spilling side the spill tool.
-    auto client = kp::llm::ScriptedChatClient::open(kp::testing::kSource + "/tests/fixtures/autoprofiler/llm_split.jsonl");
+    auto client = kp::llm::ScriptedChatClient::open(script);
     ASSERT_TRUE(client) << client.error().message;
-    auto proposer = llm_proposer(*client);
-    TempFile db("kp_learn_llm.db");
+    round.client = *client;
+    auto proposer = llm_proposer(round.client);
     auto log = LearningLog::open(db.path);
     ASSERT_TRUE(log);
+    round.log.emplace(std::move(*log));
     LearningSettings settings;
     settings.budget = passes(4);
     settings.max_rounds = 1;
-    auto objective = diagnosis_hit_rate();
-    auto result = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *log, "llm");
-    ASSERT_TRUE(result) << result.error().message;
-    auto rows = log->proposals(1);
+    round.result = learn_tree(train, held_out, h200_costs(), *diagnosis_hit_rate(), {proposer.get()}, settings, *round.log, run_name);
+    ASSERT_TRUE(round.result) << round.result.error().message;
+}
+
+TEST(Learner, AnLlmProposedSplitIsReplayedAndAccepted) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    // The recorded exchange (tests/fixtures/autoprofiler/llm_split.jsonl): the model splits the
+    // empty start on local memory and gives the spilling side the spill tool.
+    TempFile db("kp_learn_llm.db");
+    LlmRound round;
+    ASSERT_NO_FATAL_FAILURE(learn_one_llm_round(kp::testing::kSource + "/tests/fixtures/autoprofiler/llm_split.jsonl", db, "llm", round));
+    auto rows = round.log->proposals(1);
     ASSERT_TRUE(rows);
     ASSERT_EQ(rows->size(), 1u);
     EXPECT_EQ((*rows)[0].proposer, "llm");
     EXPECT_EQ((*rows)[0].kind, "SPLIT");
     EXPECT_TRUE((*rows)[0].accepted);
-    EXPECT_EQ(result->tree.nodes.at("root").signal, "static.local_bytes");
-    EXPECT_EQ((*client)->served(), 1u);
+    EXPECT_EQ(round.result->tree.nodes.at("root").signal, "static.local_bytes");
+    EXPECT_EQ(round.client->served(), 1u);
 }
 
 // A tree that states its own measured cost would set what it is charged: an LLM's is refused.
 TEST(Learner, AnLlmTreeThatStatesItsOwnMeasuredCostIsRefused) {
     KP_REQUIRE_RECORDED_CORPUS();
-    std::vector<KernelRecord> train, held_out;
-    split(train, held_out);
     TempFile script("kp_llm_measured.jsonl");
     {
         nlohmann::json line = {{"role", "autoprofiler"},
@@ -180,20 +192,12 @@ TEST(Learner, AnLlmTreeThatStatesItsOwnMeasuredCostIsRefused) {
                                          "measured_cost = { seconds = 0, passes = 0 }\n```\n"}};
         std::ofstream(script.path) << line.dump() << "\n";
     }
-    auto client = kp::llm::ScriptedChatClient::open(script.path.string());
-    ASSERT_TRUE(client) << client.error().message;
-    auto proposer = llm_proposer(*client);
     TempFile db("kp_learn_llm_measured.db");
-    auto log = LearningLog::open(db.path);
-    ASSERT_TRUE(log);
-    LearningSettings settings;
-    settings.budget = passes(4);
-    settings.max_rounds = 1;
-    auto result = learn_tree(train, held_out, h200_costs(), *diagnosis_hit_rate(), {proposer.get()}, settings, *log, "llm-measured");
-    ASSERT_TRUE(result) << result.error().message;
-    EXPECT_EQ(result->accepted, 0);
-    EXPECT_TRUE(result->tree.nodes.at("root").collect.empty());  // still the empty start
-    EXPECT_EQ((*client)->served(), 1u);
+    LlmRound round;
+    ASSERT_NO_FATAL_FAILURE(learn_one_llm_round(script.path, db, "llm-measured", round));
+    EXPECT_EQ(round.result->accepted, 0);
+    EXPECT_TRUE(round.result->tree.nodes.at("root").collect.empty());  // still the empty start
+    EXPECT_EQ(round.client->served(), 1u);
 }
 
 TEST(Learner, TheLlmPromptShowsTheTreeCostsAndOutcomes) {
