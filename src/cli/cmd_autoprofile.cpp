@@ -74,6 +74,13 @@ Result<std::unique_ptr<ap::Objective>> objective_of(const AutoprofileArgs& a) {
     return make_error("--objective " + a.objective + ": expected hit_rate or tuner");
 }
 
+// The tools of the findings a walk shows, comma-separated.
+std::string shown_tools(const ap::TreeOutcome& o) {
+    std::string shown;
+    for (const auto& f : o.findings) shown += (shown.empty() ? "" : ",") + f.tool;
+    return shown;
+}
+
 int fail(const std::string& message, int code = kExitUsage) {
     std::cerr << "error: " << message << "\n";
     return code;
@@ -118,34 +125,33 @@ int run_eval(const AutoprofileArgs& a) {
     auto tuning = tuning_kernels(a);
     if (!tuning) return fail(tuning.error().message);
     if (kernels->first.empty() && kernels->second.empty() && tuning->empty()) return fail("give --tasks DIR --recordings DIR, or --tuning MANIFEST");
-    auto objective = ap::diagnosis_hit_rate();
     const auto budget = budget_of(a);
     if (!tuning->empty()) {
+        auto objective = ap::tuner_outcome(a.tuner_evals);
+        std::vector<ap::TreeOutcome> outcomes;
         for (const auto& k : *tuning) {
-            auto o = ap::evaluate_tree(*tree, k, *costs, budget, false);
-            std::string shown;
-            for (const auto& f : o.findings) shown += (shown.empty() ? "" : ",") + f.tool;
+            const auto& o = outcomes.emplace_back(ap::evaluate_tree(*tree, k, *costs, budget, false));
             const auto run = ap::simulate_tuner(k, o.findings, a.tuner_evals);
             std::string tried;
             for (const auto& p : run.tried) tried += (tried.empty() ? "" : "; ") + p;
             std::cout << fmt::format("tuning    {:<28} {:>6.3f}x leaf {:<14} {:>5.2f} s {:>2} passes  best {}  shown [{}]  tried {}\n", k.name,
-                                     run.speedup(), o.leaf, o.cost.seconds, o.cost.passes, run.best_point, shown, tried);
+                                     run.speedup(), o.leaf, o.cost.seconds, o.cost.passes, run.best_point, shown_tools(o), tried);
         }
-        auto s = ap::score_tree(*tree, *tuning, *costs, *ap::tuner_outcome(a.tuner_evals), budget);
+        auto s = objective->score(*tuning, outcomes, budget);
         std::cout << fmt::format("tuning: the tuner's geometric-mean speedup in {} evaluations {:.3f}x ({} kernels), mean {:.3f} s, {:.2f} passes, "
                                  "objective {:.4f}\n\n",
                                  a.tuner_evals, s.tuner_speedup, s.tuned, s.mean_seconds, s.mean_passes, s.value);
     }
+    auto objective = ap::diagnosis_hit_rate();
     for (const auto& [set, list] : {std::pair{"train", &kernels->first}, std::pair{"held-out", &kernels->second}}) {
         if (list->empty()) continue;
+        std::vector<ap::TreeOutcome> outcomes;
         for (const auto& k : *list) {
-            auto o = ap::evaluate_tree(*tree, k, *costs, budget, false);
-            std::string shown;
-            for (const auto& f : o.findings) shown += (shown.empty() ? "" : ",") + f.tool;
+            const auto& o = outcomes.emplace_back(ap::evaluate_tree(*tree, k, *costs, budget, false));
             std::cout << fmt::format("{:<9} {:<28} {:<4} leaf {:<14} {:>5.2f} s {:>2} passes  expect {:<28} shown [{}]\n", set, k.name,
-                                     ap::is_hit(k, o) ? "HIT" : "miss", o.leaf, o.cost.seconds, o.cost.passes, k.expect, shown);
+                                     ap::is_hit(k, o) ? "HIT" : "miss", o.leaf, o.cost.seconds, o.cost.passes, k.expect, shown_tools(o));
         }
-        auto s = ap::score_tree(*tree, *list, *costs, *objective, budget);
+        auto s = objective->score(*list, outcomes, budget);
         std::cout << fmt::format("{}: hit rate {:.3f} ({}/{}), mean {:.3f} s, {:.2f} passes, objective {:.4f}\n\n", set, s.hit_rate, s.hits,
                                  s.kernels, s.mean_seconds, s.mean_passes, s.value);
     }
@@ -172,15 +178,17 @@ int run_learn(const AutoprofileArgs& a) {
     if (proposers.empty()) return fail("--no-enumerative needs --llm");
     auto objective = objective_of(a);
     if (!objective) return fail(objective.error().message);
-    auto kernels = corpus(a);
-    if (!kernels) return fail(kernels.error().message);
-    if (a.objective == "tuner") {  // learns on the tuning kernels, split as the corpus is
+    Split kernels;  // the tuner learns on the tuning kernels, the hit rate on the labelled corpus; split alike
+    if (a.objective == "tuner") {
         auto tuning = tuning_kernels(a);
         if (!tuning) return fail(tuning.error().message);
         if (tuning->empty()) return fail("--objective tuner needs --tuning MANIFEST");
-        ap::split_records(*tuning, a.hold_out_every, kernels->first, kernels->second);
-    } else if (kernels->first.empty()) {
-        return fail("--tasks DIR (a labelled corpus with manifest.toml) is required");
+        ap::split_records(*tuning, a.hold_out_every, kernels.first, kernels.second);
+    } else {
+        auto labelled = corpus(a);
+        if (!labelled) return fail(labelled.error().message);
+        if (labelled->first.empty()) return fail("--tasks DIR (a labelled corpus with manifest.toml) is required");
+        kernels = std::move(*labelled);
     }
     const fs::path store = a.store.empty() ? fs::path(a.out + ".learn.db") : fs::path(a.store);
     auto log = ap::LearningLog::open(store);
@@ -189,7 +197,7 @@ int run_learn(const AutoprofileArgs& a) {
     settings.budget = budget_of(a);
     settings.max_rounds = a.max_rounds;
     settings.start_actions = a.start;
-    auto result = ap::learn_tree(kernels->first, kernels->second, *costs, **objective, proposers, settings, *log, fs::absolute(a.out).string(), -1,
+    auto result = ap::learn_tree(kernels.first, kernels.second, *costs, **objective, proposers, settings, *log, fs::absolute(a.out).string(), -1,
                                  [](const std::string& line) { std::cerr << line << "\n"; });
     if (!result) return fail(result.error().message);
     std::ofstream(a.out) << ap::to_toml(result->tree);
