@@ -115,17 +115,35 @@ std::string describe_recipe(const store::RunRecord& run) {
     return text + fmt::format("out {}, store {}, started in {}\n", recipe->out_dir, recipe->store, recipe->working_directory);
 }
 
+// A run's nodes, each with its evaluation (none while pending): what `runs show` prints either way.
+struct RunRows {
+    std::vector<store::NodeRecord> nodes;
+    std::vector<store::EvaluationRecord> evaluations;
+    std::map<std::int64_t, size_t> by_node;  // node id -> index in evaluations
+    const store::EvaluationRecord* evaluation_of(const store::NodeRecord& n) const {
+        auto it = by_node.find(n.node_id);
+        return it == by_node.end() ? nullptr : &evaluations[it->second];
+    }
+};
+
+Result<RunRows> load_run_rows(store::RunStore& st, std::int64_t run_id) {
+    auto nodes = st.load_nodes(run_id);
+    if (!nodes.ok()) return nodes.error();
+    auto evaluations = st.load_evaluations(run_id);
+    if (!evaluations.ok()) return evaluations.error();
+    RunRows rows{std::move(*nodes), std::move(*evaluations), {}};
+    for (size_t i = 0; i < rows.evaluations.size(); ++i) rows.by_node[rows.evaluations[i].node_id] = i;
+    return rows;
+}
+
 // `runs show --json` (schema kernelpro.run/1): the run, its recipe, and every node with its
 // evaluation. What a program reads, e.g. an exhaustive run kept as a tuning table (docs/autoprofiler.md).
 int show_run_json(store::RunStore& st, const store::RunSummary& r) {
-    auto nodes = st.load_nodes(r.run.id);
-    auto evaluations = st.load_evaluations(r.run.id);
-    if (!nodes.ok() || !evaluations.ok()) {
-        std::cerr << "error: " << (nodes.ok() ? evaluations.error().message : nodes.error().message) << "\n";
+    auto loaded = load_run_rows(st, r.run.id);
+    if (!loaded.ok()) {
+        std::cerr << "error: " << loaded.error().message << "\n";
         return kExitEnvironment;
     }
-    std::map<std::int64_t, const store::EvaluationRecord*> by_node;
-    for (const auto& e : *evaluations) by_node[e.node_id] = &e;
     auto number = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     nlohmann::json out = {{"schema", "kernelpro.run/1"},
                           {"id", r.run.id},
@@ -137,9 +155,8 @@ int show_run_json(store::RunStore& st, const store::RunSummary& r) {
                           {"best_speedup", number(r.best_speedup)}};
     if (auto recipe = search::recipe_of(r.run); recipe && *recipe) out["recipe"] = search::recipe_to_json(**recipe);
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto& n : *nodes) {
-        auto it = by_node.find(n.node_id);
-        const store::EvaluationRecord* e = it == by_node.end() ? nullptr : it->second;
+    for (const auto& n : loaded->nodes) {
+        const store::EvaluationRecord* e = loaded->evaluation_of(n);
         nlohmann::json params = nlohmann::json::object();
         if (auto parsed = search::params_from_json(n.params_json); parsed.ok())
             for (const auto& [k, v] : *parsed) params[k] = v;
@@ -179,19 +196,15 @@ int show_run(const RunsArgs& a) {
                              r.evaluations, r.pending_nodes, r.run.elapsed_seconds, opt(r.best_speedup, "{:.3f}x"));
     if (r.tokens > 0) std::cout << fmt::format("LLM: {} tokens, ${:.4f}\n", r.tokens, r.cost_usd);
     std::cout << describe_recipe(r.run);
-    auto nodes = st->load_nodes(a.id);
-    auto evaluations = st->load_evaluations(a.id);
-    if (!nodes.ok() || !evaluations.ok()) {
-        std::cerr << "error: " << (nodes.ok() ? evaluations.error().message : nodes.error().message) << "\n";
+    auto loaded = load_run_rows(*st, a.id);
+    if (!loaded.ok()) {
+        std::cerr << "error: " << loaded.error().message << "\n";
         return kExitEnvironment;
     }
-    std::map<std::int64_t, const store::EvaluationRecord*> by_node;
-    for (const auto& e : *evaluations) by_node[e.node_id] = &e;
     std::cout << fmt::format("{:>5} {:>6} {:<15} {:<15} {:>10} {:>9} {:>9} {:>7} {:>7}  {} | {}\n", "node", "parent", "origin",
                              "status", "median_us", "speedup", "mJ/call", "%floor", "reward", "parameters", "rationale");
-    for (const auto& n : *nodes) {
-        auto it = by_node.find(n.node_id);
-        const store::EvaluationRecord* e = it == by_node.end() ? nullptr : it->second;
+    for (const auto& n : loaded->nodes) {
+        const store::EvaluationRecord* e = loaded->evaluation_of(n);
         std::string params;
         auto parsed = search::params_from_json(n.params_json);
         if (parsed.ok())
