@@ -8,6 +8,8 @@
 
 #include "analysis/tool_registry.h"
 #include "build/candidate_builder.h"
+#include "common/files.h"
+#include "llm/toml_document.h"
 #include "diagnose/profile_candidate.h"
 #include "task/task_spec.h"
 
@@ -122,14 +124,17 @@ Result<KernelRecord> replay_recorded_kernel(const TaskSpec& task, CandidateBuild
     return record;
 }
 
+Result<toml::table> read_manifest(const std::filesystem::path& path) {
+    auto text = read_text_file(path);
+    if (!text) return text.error();
+    return llm::parse_toml_document(*text, path.string());
+}
+
 Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& options) {
-    toml::table manifest;
     const auto manifest_path = options.corpus / "manifest.toml";
-    try {
-        manifest = toml::parse_file(manifest_path.string());
-    } catch (const toml::parse_error& e) {
-        return make_error(manifest_path.string() + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
-    }
+    auto parsed = read_manifest(manifest_path);
+    if (!parsed) return parsed.error();
+    toml::table& manifest = *parsed;
     auto task = load_task(options.corpus / manifest["task"].value_or(std::string("task")));
     if (!task) return task.error();
     BuilderOptions build_options;

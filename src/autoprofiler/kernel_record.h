@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <toml++/toml.h>
+
 #include "analysis/diagnosis.h"
 #include "diagnose/profile_report.h"
 #include "common/result.h"
@@ -37,6 +39,9 @@ struct CorpusOptions {
     std::filesystem::path recordings;    // <kernel>.counters.json (and ceilings.json)
     std::vector<std::string> only;       // non-empty: these kernels (file stems)
 };
+
+// A manifest file (the corpus's, the tuning kernels'), its syntax errors as "FILE:LINE: what".
+Result<toml::table> read_manifest(const std::filesystem::path& path);
 
 // Builds every manifest kernel, replays its recorded counters and diagnoses it with every tool.
 // Needs nvcc and the SASS tools (not a GPU).

@@ -41,12 +41,9 @@ Result<std::map<std::string, search::EvaluationOutcome>> load_run_table(const fs
 }
 
 Result<std::vector<KernelRecord>> load_tuning_records(const fs::path& manifest_path, const std::vector<std::string>& only) {
-    toml::table manifest;
-    try {
-        manifest = toml::parse_file(manifest_path.string());
-    } catch (const toml::parse_error& e) {
-        return make_error(manifest_path.string() + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
-    }
+    auto parsed = read_manifest(manifest_path);
+    if (!parsed) return parsed.error();
+    toml::table& manifest = *parsed;
     const fs::path here = manifest_path.parent_path();
     const fs::path root = here / manifest["root"].value_or(std::string("."));
     const fs::path ceilings = here / manifest["ceilings"].value_or(std::string("ceilings.json"));
