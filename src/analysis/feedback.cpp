@@ -173,8 +173,10 @@ nlohmann::json to_json(const RooflineResult& r) {
 
 nlohmann::json to_json(const Finding& f) {
     nlohmann::json evidence = nlohmann::json::array();
-    for (const Evidence& e : f.evidence)
+    for (const Evidence& e : f.evidence) {
         evidence.push_back({{"kind", std::string(evidence_kind(e.kind))}, {"name", e.name}, {"value", e.value}});
+        if (e.sampled) evidence.back()["sampled"] = true;
+    }
     nlohmann::json remedies = nlohmann::json::array();
     for (const Remedy& r : f.remedies) remedies.push_back(to_json(r));
     return {{"tool", f.tool}, {"severity", std::string(to_string(f.severity))}, {"estimated_gain", f.estimated_gain},
@@ -199,7 +201,7 @@ Result<Finding> finding_from_json(const nlohmann::json& j) {
         for (const auto& e : j.value("evidence", nlohmann::json::array())) {
             const std::string kind = e.value("kind", "metric");
             f.evidence.push_back({kind == "sass" ? Evidence::Kind::sass : kind == "source" ? Evidence::Kind::source : Evidence::Kind::metric,
-                                  e.value("name", ""), e.value("value", "")});
+                                  e.value("name", ""), e.value("value", ""), e.value("sampled", false)});
         }
         for (const auto& r : j.value("remedies", nlohmann::json::array()))
             if (auto remedy = remedy_from_json(r)) f.remedies.push_back(*remedy);

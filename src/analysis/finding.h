@@ -22,6 +22,7 @@ struct Evidence {
     Kind kind = Kind::metric;
     std::string name;   // metric name, "0x0110" (SASS offset) or "kernels.cu:14"
     std::string value;  // formatted value, or the instruction / source text
+    bool sampled = false;  // a line from the call's PC samples (line_evidence.h): only a profile that sampled has it
 };
 
 struct Finding {

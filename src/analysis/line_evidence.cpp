@@ -129,6 +129,7 @@ std::vector<Evidence> line_evidence(const Finding& finding, const ProfileData& d
             continue;
         const std::string detail = describe(*line, reasons, data.line_samples->samples, function);
         out.push_back(text_evidence(Evidence::Kind::source, place, quoted.empty() ? detail : quoted + "  [" + detail + "]"));
+        out.back().sampled = true;
     }
     return out;
 }

@@ -49,7 +49,7 @@ const SignalInfo* find_signal(const std::string& name) {
 }
 
 std::vector<std::string> action_catalogue() {
-    std::vector<std::string> out{kRooflineAction};
+    std::vector<std::string> out{kRooflineAction, kLinesAction};
     for (const auto* tool : analysis::default_tool_registry().all()) out.push_back("tool:" + std::string(tool->name()));
     return out;
 }
@@ -66,6 +66,12 @@ std::vector<std::string> tools_of_actions(const std::vector<std::string>& action
     for (const auto& action : actions)
         if (auto tool = tool_of_action(action); !tool.empty()) tools.push_back(std::move(tool));
     return tools;
+}
+
+bool runs_in_collection(const std::string& action, const ActionCost& cost) {
+    if (cost.passes > 0 || action == kLinesAction) return true;
+    const auto* tool = analysis::default_tool_registry().find(tool_of_action(action));
+    return tool && tool->needs().timeline;  // the call's trace, taken in the counters run
 }
 
 const ActionCost& CostTable::of(const std::string& action) const {
@@ -127,24 +133,32 @@ double median(std::vector<double> v) {
 }  // namespace
 
 Result<CostTable> seed_cost_table(const std::vector<std::filesystem::path>& replies, std::string gpu) {
-    std::vector<double> setup, per_pass, passes;
+    std::vector<double> fixed, per_pass, passes, sampling, trace;
     for (const auto& path : replies) {
         std::ifstream in(path);
         nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-        if (j.is_discarded() || !j.contains("seconds") || !j.contains("passes"))
+        if (j.is_discarded() || !j.contains("seconds") || !j.contains("passes") || !j["seconds"].is_object())
             return make_error(path.string() + ": not a counters reply (no seconds/passes)");
         const double p = j["passes"].get<double>();
         if (p <= 0) continue;
-        setup.push_back(j["seconds"].value("setup", 0.0));
-        per_pass.push_back(j["seconds"].value("passes", 0.0) / p);
+        const auto& s = j["seconds"];
+        auto phase = [&](const char* name) { return s.contains(name) && s[name].is_number() ? s[name].get<double>() : 0.0; };
+        // "process" (the worker's start, context and module load, measured around it) is in replies
+        // recorded since 2026-12-07; older ones charge the set-up, inputs and decoding only.
+        fixed.push_back(phase("process") + phase("setup") + phase("prepare") + phase("decode"));
+        per_pass.push_back(phase("passes") / p);
         passes.push_back(p);
+        if (s.contains("pc_sampling")) sampling.push_back(phase("pc_sampling"));
+        if (s.contains("trace")) trace.push_back(phase("trace"));
     }
     if (passes.empty()) return make_error("no counters reply with a measured pass count");
     CostTable table;
     table.gpu = std::move(gpu);
-    table.source = fmt::format("seeded from {} recorded CUPTI counter replies (median setup, seconds per pass, passes)", passes.size());
-    table.collection_seconds = median(setup);
+    table.source = fmt::format("seeded from {} recorded CUPTI counter replies (median fixed cost, seconds per pass, passes, PC sampling, trace)",
+                               passes.size());
+    table.collection_seconds = median(fixed);
     const double seconds_per_pass = median(per_pass);
+    table.actions[kLinesAction] = {median(sampling), 0};
 
     // The model's passes per action, then scaled to what was measured for the whole set.
     const auto& roofline = analysis::roofline_metric_names();
@@ -165,9 +179,9 @@ Result<CostTable> seed_cost_table(const std::vector<std::filesystem::path>& repl
         const int scaled = p == 0 ? 0 : std::max(1, static_cast<int>(p * scale + 0.5));
         table.actions[action] = {scaled * seconds_per_pass, scaled};
     }
-    // A timeline is one more run of the program (no replay): charged like a collection's start-up.
+    // A timeline is the call traced in the counters run, after its passes (no replay).
     for (const auto* tool : analysis::default_tool_registry().all())
-        if (tool->needs().timeline) table.actions["tool:" + std::string(tool->name())].seconds += table.collection_seconds;
+        if (tool->needs().timeline) table.actions["tool:" + std::string(tool->name())].seconds += median(trace);
     return table;
 }
 

@@ -1,7 +1,8 @@
 // The signals a tree may test and the actions a leaf may take, with each action's cost on one GPU.
 // Actions: "counters:roofline" (the roofline's counter group, which also makes the roofline
-// signals known) and "tool:<name>" for every registered micro-tool (its counters, SASS, ptxas or
-// timeline). Signals: static facts known before any collection (from the build and the launch)
+// signals known), "lines:pc_sampling" (CUPTI PC sampling of one call in the counters run: the
+// source lines findings quote) and "tool:<name>" for every registered micro-tool (its counters,
+// SASS, ptxas or timeline). Signals: static facts known before any collection (from the build and the launch)
 // and metrics measured by an action.
 #pragma once
 
@@ -16,6 +17,7 @@
 namespace kp::autoprofiler {
 
 inline constexpr const char* kRooflineAction = "counters:roofline";
+inline constexpr const char* kLinesAction = "lines:pc_sampling";
 
 struct SignalInfo {
     std::string name;
@@ -25,7 +27,7 @@ struct SignalInfo {
 
 const std::vector<SignalInfo>& signal_catalogue();
 const SignalInfo* find_signal(const std::string& name);
-// kRooflineAction first, then "tool:<name>" for each registered tool, in registry order.
+// kRooflineAction, kLinesAction, then "tool:<name>" for each registered tool, in registry order.
 std::vector<std::string> action_catalogue();
 bool is_known_action(const std::string& action);
 // "tool:narrow_global_access" -> "narrow_global_access"; "" for other actions.
@@ -40,7 +42,9 @@ struct ActionCost {
 };
 
 // Costs per action on one GPU (autoprofiler/costs/<gpu>.toml). `collection_seconds` is charged
-// once when any action with replay passes runs: the counter collection's start-up.
+// once when any action that runs in the counters worker is taken (one with replay passes, PC
+// sampling, or a timeline tool's trace): the collection's fixed cost (the worker's start, CUDA
+// context, module load, CUPTI's set-up, the inputs).
 struct CostTable {
     std::string gpu;
     std::string source;                 // how it was measured
@@ -51,10 +55,15 @@ struct CostTable {
 };
 
 Result<CostTable> load_cost_table(const std::filesystem::path& path);
+// Whether taking the action starts the counters collection (and so pays its fixed cost).
+bool runs_in_collection(const std::string& action, const ActionCost& cost);
 std::string to_toml(const CostTable& table);
 
 // Seeds a table from recorded CUPTI counter replies (<kernel>.counters.json: measured setup
-// seconds, passes and seconds per pass): start-up = median setup, seconds per pass = median of
+// seconds, passes and seconds per pass): fixed cost = median of what a collection spends outside its
+// passes, PC sampling and trace (the worker's start and context, its inputs, CUPTI's set-up and
+// decoding); PC sampling = median of its seconds; a timeline tool = median trace seconds (the
+// call traced in the counters run); seconds per pass = median of
 // passes seconds / passes; each action's passes by the counter-pass model (estimate_ncu_replay_passes)
 // for its own metrics beyond the roofline's, scaled so the full set matches the median measured
 // passes; SASS/ptxas-only tools cost no passes and no collection time (the build already disassembles).

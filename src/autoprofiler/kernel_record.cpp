@@ -151,6 +151,9 @@ Result<std::vector<KernelRecord>> load_corpus_records(const CorpusOptions& optio
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), record.name) == options.only.end()) continue;
         record.expect = k["expect"].value_or(std::string("none"));
         record.max_gain = k["max_gain"].value_or(0.15);
+        if (auto* lines = k["lines"].as_array())
+            for (auto& line : *lines)
+                if (auto n = line.value<int64_t>()) record.lines.push_back(static_cast<int>(*n));
         const auto reply = options.recordings / (record.name + ".counters.json");
         auto replayed = replay_recorded_kernel(*task, builder, options.corpus / file, {}, reply, options.recordings / "ceilings.json");
         if (!replayed) return replayed.error();

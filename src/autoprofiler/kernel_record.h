@@ -29,6 +29,7 @@ struct KernelRecord {
     std::string name;                    // the corpus kernel's file stem
     std::string expect = "none";         // the tool that names its real flaw; "none": healthy
     double max_gain = 0.15;              // a healthy kernel's feedback stays below this
+    std::vector<int> lines;              // the source lines to change (the manifest's `lines`); empty: not labelled
     std::map<std::string, double> signals;  // signal_catalogue() names; absent: unknown
     analysis::Diagnosis diagnosis;       // every tool's findings (the pipeline's 5% floor, at most 8), by gain
     std::shared_ptr<const TuningTable> tuning;  // a tuning kernel's timed space (tuner_outcome); else null

@@ -82,7 +82,7 @@ Score score_tree(const ProfilingTree& tree, const std::vector<KernelRecord>& ker
                  const Budget& budget) {
     std::vector<TreeOutcome> outcomes;
     outcomes.reserve(kernels.size());
-    for (const auto& k : kernels) outcomes.push_back(evaluate_tree(tree, k, costs, budget, false));
+    for (const auto& k : kernels) outcomes.push_back(evaluate_tree(tree, k, costs, budget, objective.reads_feedback()));
     return objective.score(kernels, outcomes, budget);
 }
 
@@ -128,6 +128,7 @@ Result<LearningResult> learn_tree(const std::vector<KernelRecord>& train, const 
     result.resumed_from_round = state->rounds_done;
     int round = state->rounds_done;
     Score current = score_tree(result.tree, train, costs, objective, settings.budget);
+    if (!current.error.empty()) return make_error(objective.name() + ": " + current.error);
     bool finished = state->finished;
     for (int this_call = 0; !finished && round < settings.max_rounds && this_call != stop_after_rounds; ++this_call) {
         ++round;
@@ -143,6 +144,7 @@ Result<LearningResult> learn_tree(const std::vector<KernelRecord>& train, const 
             if (!edits) return edits.error();
             for (auto& e : *edits) {
                 Score s = score_tree(e.tree, train, costs, objective, settings.budget);
+                if (!s.error.empty()) return make_error(objective.name() + ": " + s.error);
                 rows.push_back({round, p->name(), e.kind, e.description, s.value, s.hit_rate, s.mean_seconds, s.mean_passes, false});
                 // Strictly better only; ties keep the first proposed (deterministic order).
                 if (s.value > best_score.value + 1e-9) {
@@ -175,6 +177,7 @@ Result<LearningResult> learn_tree(const std::vector<KernelRecord>& train, const 
     result.rounds = round;
     result.train = current;
     result.held_out = score_tree(result.tree, held_out, costs, objective, settings.budget);
+    if (!result.held_out.error.empty()) return make_error(objective.name() + " (held out): " + result.held_out.error);
     return result;
 }
 

@@ -1,5 +1,7 @@
 #include "autoprofiler/profile_walk.h"
 
+#include <algorithm>
+
 #include "analysis/feedback.h"
 #include "analysis/tool_registry.h"
 #include "autoprofiler/named_trees.h"
@@ -33,6 +35,14 @@ std::vector<std::string> leaf_tools(const TreeChoice& choice, const analysis::Pr
 }
 
 void collect_by_tree(const TreeChoice& choice, diagnose::ProfileOptions& options, const std::filesystem::path& counters_reply) {
+    // PC sampling must be on before the candidate's module loads, in the first collection, before
+    // any test of the tree is known: it runs when some node of the tree takes it (exactly what a
+    // one-leaf tree asks for; a tree that tests may pay for samples its leaf then does not show).
+    const bool samples = std::any_of(choice.tree.nodes.begin(), choice.tree.nodes.end(), [](const auto& entry) {
+        const auto& actions = entry.second.collect;
+        return std::find(actions.begin(), actions.end(), kLinesAction) != actions.end();
+    });
+    if (!samples) options.collectors.erase("pcsampling");
     // A tree without a test (none, roofline, full, a learner's first tree) knows its tools before
     // anything is counted: the usual plan collects them, in one run when they fit the budget.
     const auto root = choice.tree.nodes.find(choice.tree.root);

@@ -9,17 +9,18 @@ namespace kp::autoprofiler {
 
 namespace {
 
-// Tries one action against the budget; the collection's start-up is charged with the first
-// action that replays the kernel.
+// Tries one action against the budget; the collection's fixed cost is charged with the first
+// action that runs in it.
 bool take(const std::string& action, const CostTable& costs, const Budget& budget, TreeOutcome& out, bool& collection_started) {
     if (std::find(out.taken.begin(), out.taken.end(), action) != out.taken.end()) return true;
     ActionCost extra = costs.of(action);
-    if (extra.passes > 0 && !collection_started) extra.seconds += costs.collection_seconds;
+    const bool in_collection = runs_in_collection(action, extra);
+    if (in_collection && !collection_started) extra.seconds += costs.collection_seconds;
     if (out.cost.seconds + extra.seconds > budget.seconds + 1e-12 || out.cost.passes + extra.passes > budget.passes) {
         if (std::find(out.dropped.begin(), out.dropped.end(), action) == out.dropped.end()) out.dropped.push_back(action);
         return false;
     }
-    if (extra.passes > 0) collection_started = true;
+    if (in_collection) collection_started = true;
     out.cost.seconds += extra.seconds;
     out.cost.passes += extra.passes;
     out.taken.push_back(action);
@@ -80,9 +81,13 @@ TreeOutcome evaluate_tree(const ProfilingTree& tree, const KernelRecord& kernel,
     const Rendering& rendering = tree.nodes.at(out.leaf).rendering;
     const auto taken_tools = tools_of_actions(out.taken);
     const std::set<std::string> tools(taken_tools.begin(), taken_tools.end());
+    // The lines a finding quotes from the call's PC samples exist only when the leaf sampled.
+    const bool sampled = std::find(out.taken.begin(), out.taken.end(), kLinesAction) != out.taken.end();
     for (const auto& f : kernel.diagnosis.findings) {
         if (static_cast<int>(out.findings.size()) == rendering.max_findings) break;
-        if (tools.count(f.tool) && f.estimated_gain >= rendering.min_gain) out.findings.push_back(f);
+        if (!tools.count(f.tool) || f.estimated_gain < rendering.min_gain) continue;
+        out.findings.push_back(f);
+        if (!sampled) std::erase_if(out.findings.back().evidence, [](const analysis::Evidence& e) { return e.sampled; });
     }
     const bool roofline = std::find(out.taken.begin(), out.taken.end(), kRooflineAction) != out.taken.end();
     if (render_text) out.feedback = render(kernel, out.findings, roofline, rendering);

@@ -73,6 +73,7 @@ Result<std::vector<KernelRecord>> load_tuning_records(const fs::path& manifest_p
 
         auto table = std::make_shared<TuningTable>();
         table->task = task->name;
+        table->task_dir = root / *(*k)["task"].value<std::string>();
         table->source = source.str();
         auto space = parse_tunables(table->source);
         if (!space || space->parameters.empty()) return where(fmt::format("kernel {}: {} declares no kp:tune parameter", name, candidate.string()));

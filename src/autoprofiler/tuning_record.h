@@ -18,6 +18,7 @@ namespace kp::autoprofiler {
 
 struct TuningTable {
     std::string task;                                   // the task's name
+    std::filesystem::path task_dir;                     // its folder (what a judge evaluates a rewrite against)
     std::string source;                                 // the candidate's text: its kp:tune space
     std::map<std::string, std::string> start;           // the start point, every parameter named
     std::map<std::string, search::EvaluationOutcome> by_point;  // point_text -> the run's evaluation there

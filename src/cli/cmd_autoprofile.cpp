@@ -2,7 +2,8 @@
 // docs/autoprofiler.md). eval/learn/compare read a labelled corpus (manifest.toml, --tasks) and
 // its recorded counters (--recordings), and/or tuning kernels (--tuning MANIFEST: recorded
 // counters and timed kp:tune spaces, for the tuner-outcome objective): the kernels are built and
-// disassembled here, the counters replayed, so no GPU is needed. Exit codes: 0 done, 2 usage or input error, 3 environment (no nvcc).
+// disassembled here, the counters replayed, so no GPU is needed (but for --objective rewrite
+// --judge gpu, which evaluates each LLM rewrite on the GPU). Exit codes: 0 done, 2 usage or input error, 3 environment (no nvcc).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,10 +14,12 @@
 #include "autoprofiler/comparison.h"
 #include "autoprofiler/learning_run.h"
 #include "autoprofiler/named_trees.h"
+#include "autoprofiler/single_shot_rewrite.h"
 #include "autoprofiler/tuner_outcome.h"
 #include "autoprofiler/tuning_record.h"
 #include "cli/commands.h"
 #include "cli/llm_option.h"
+#include "optimize/gpu_rewrite_judge.h"
 
 namespace kp::cli {
 
@@ -33,6 +36,9 @@ struct AutoprofileArgs {
     std::string start;
     LlmOptionValues llm;
     bool no_enumerative = false;
+    // --objective rewrite: the writer's LLM, who judges its rewrites, and where verdicts are kept.
+    LlmOptionValues writer;
+    std::string judge = "recorded", verdicts, judge_out = "autoprofile-rewrites";
 };
 
 ap::Budget budget_of(const AutoprofileArgs& a) {
@@ -68,10 +74,33 @@ Result<std::vector<ap::KernelRecord>> tuning_kernels(const AutoprofileArgs& a) {
     return ap::load_tuning_records(a.tuning);
 }
 
+// The single-shot-rewrite objective: the writer from --writer-llm, the judge on the GPU (recording
+// every verdict to --verdicts) or replaying --verdicts.
+Result<std::unique_ptr<ap::SingleShotRewrite>> rewrite_objective(const AutoprofileArgs& a) {
+    if (a.writer.spec.empty()) return make_error("--objective rewrite needs --writer-llm PROVIDER:MODEL or script:FILE.jsonl (role \"coder\")");
+    if (a.verdicts.empty()) return make_error("--objective rewrite needs --verdicts FILE (recorded with --judge gpu, replayed otherwise)");
+    auto agents = make_llm_agents(a.writer);
+    if (!agents) return agents.error();
+    std::shared_ptr<ap::RewriteJudge> judge;
+    if (a.judge == "gpu") {
+        judge = ap::recording_rewrite_judge(std::make_shared<optimize::GpuRewriteJudge>(a.judge_out), a.verdicts);
+    } else {
+        auto recorded = ap::recorded_rewrite_judge(a.verdicts);
+        if (!recorded) return recorded.error();
+        judge = std::move(*recorded);
+    }
+    return std::make_unique<ap::SingleShotRewrite>(std::move(*agents), std::move(judge));
+}
+
 Result<std::unique_ptr<ap::Objective>> objective_of(const AutoprofileArgs& a) {
     if (a.objective == "hit_rate") return ap::diagnosis_hit_rate();
     if (a.objective == "tuner") return ap::tuner_outcome(a.tuner_evals);
-    return make_error("--objective " + a.objective + ": expected hit_rate or tuner");
+    if (a.objective == "rewrite") {
+        auto rewrite = rewrite_objective(a);
+        if (!rewrite) return rewrite.error();
+        return std::unique_ptr<ap::Objective>(std::move(*rewrite));
+    }
+    return make_error("--objective " + a.objective + ": expected hit_rate, tuner or rewrite");
 }
 
 // The tools of the findings a walk shows, comma-separated.
@@ -126,7 +155,24 @@ int run_eval(const AutoprofileArgs& a) {
     if (!tuning) return fail(tuning.error().message);
     if (kernels->first.empty() && kernels->second.empty() && tuning->empty()) return fail("give --tasks DIR --recordings DIR, or --tuning MANIFEST");
     const auto budget = budget_of(a);
-    if (!tuning->empty()) {
+    if (!tuning->empty() && a.objective == "rewrite") {
+        auto rewrite = rewrite_objective(a);
+        if (!rewrite) return fail(rewrite.error().message);
+        std::vector<ap::TreeOutcome> outcomes;
+        for (const auto& k : *tuning) {
+            const auto& o = outcomes.emplace_back(ap::evaluate_tree(*tree, k, *costs, budget));
+            auto r = (*rewrite)->rewrite(k, o.feedback);
+            if (!r) return fail(r.error().message, kExitEnvironment);
+            std::cout << fmt::format("rewrite   {:<28} {:>6.3f}x {:<9} leaf {:<14} {:>5.2f} s {:>2} passes  shown [{}]{}\n", k.name, r->speedup,
+                                     r->correct ? "correct" : "failed", o.leaf, o.cost.seconds, o.cost.passes, shown_tools(o),
+                                     r->message.empty() ? "" : "  (" + r->message + ")");
+        }
+        auto s = (*rewrite)->score(*tuning, outcomes, budget);
+        if (!s.error.empty()) return fail(s.error, kExitEnvironment);
+        std::cout << fmt::format("rewrite: geometric-mean speedup of one rewrite {:.3f}x ({} kernels, {} correct, {} LLM calls), mean {:.3f} s, "
+                                 "{:.2f} passes, objective {:.4f}\n\n",
+                                 s.tuner_speedup, s.tuned, s.rewritten, (*rewrite)->llm_calls(), s.mean_seconds, s.mean_passes, s.value);
+    } else if (!tuning->empty()) {
         auto objective = ap::tuner_outcome(a.tuner_evals);
         std::vector<ap::TreeOutcome> outcomes;
         for (const auto& k : *tuning) {
@@ -179,10 +225,10 @@ int run_learn(const AutoprofileArgs& a) {
     auto objective = objective_of(a);
     if (!objective) return fail(objective.error().message);
     Split kernels;  // the tuner learns on the tuning kernels, the hit rate on the labelled corpus; split alike
-    if (a.objective == "tuner") {
+    if (a.objective == "tuner" || a.objective == "rewrite") {
         auto tuning = tuning_kernels(a);
         if (!tuning) return fail(tuning.error().message);
-        if (tuning->empty()) return fail("--objective tuner needs --tuning MANIFEST");
+        if (tuning->empty()) return fail("--objective " + a.objective + " needs --tuning MANIFEST");
         ap::split_records(*tuning, a.hold_out_every, kernels.first, kernels.second);
     } else {
         auto labelled = corpus(a);
@@ -205,8 +251,10 @@ int run_learn(const AutoprofileArgs& a) {
                              result->resumed_from_round ? fmt::format(", resumed after round {}", result->resumed_from_round) : "",
                              result->proposals, result->accepted, store.string());
     for (const auto& [set, score] : {std::pair{"train:   ", &result->train}, std::pair{"held-out:", &result->held_out}}) {
-        const std::string outcome = a.objective == "tuner" ? fmt::format("tuner {:.3f}x ({} kernels)", score->tuner_speedup, score->tuned)
-                                                           : fmt::format("hit rate {:.3f} ({}/{})", score->hit_rate, score->hits, score->kernels);
+        const std::string outcome = a.objective == "tuner"     ? fmt::format("tuner {:.3f}x ({} kernels)", score->tuner_speedup, score->tuned)
+                                    : a.objective == "rewrite" ? fmt::format("one rewrite {:.3f}x ({} kernels, {} correct)", score->tuner_speedup,
+                                                                             score->tuned, score->rewritten)
+                                                               : fmt::format("hit rate {:.3f} ({}/{})", score->hit_rate, score->hits, score->kernels);
         std::cout << fmt::format("{} {}, {:.3f} s, {:.2f} passes\n", set, outcome, score->mean_seconds, score->mean_passes);
     }
     return kExitOk;
@@ -244,6 +292,14 @@ void corpus_options(CLI::App* cmd, AutoprofileArgs& a) {
     cmd->add_option("--tuner-evals", a.tuner_evals, "Evaluations the simulated tuner gets after the profiled start (tuner outcome)")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
+    cmd->add_option("--writer-llm", a.writer.spec, "--objective rewrite: the LLM that rewrites each tuning kernel once, PROVIDER:MODEL or script:FILE.jsonl");
+    cmd->add_option("--writer-llm-replay", a.writer.replay, "Replay the writer's recorded exchanges from this file");
+    cmd->add_option("--writer-llm-record", a.writer.record, "Record the writer's exchanges to this file");
+    cmd->add_option("--judge", a.judge, "--objective rewrite: gpu (evaluate each rewrite now, appending its verdict to --verdicts) or recorded (replay --verdicts)")
+        ->check(CLI::IsMember({"gpu", "recorded"}))
+        ->capture_default_str();
+    cmd->add_option("--verdicts", a.verdicts, "--objective rewrite: the rewrites' verdicts (JSONL), written by --judge gpu");
+    cmd->add_option("--judge-out", a.judge_out, "--judge gpu: where the rewrites and their evaluation reports go")->capture_default_str();
 }
 
 void budget_options(CLI::App* cmd, AutoprofileArgs& a) {
@@ -265,6 +321,8 @@ Handler register_autoprofile(CLI::App& root) {
     costs->add_option("--out", a->out, "Write the table here (default: stdout)");
     auto* eval = cmd->add_subcommand("eval", "Evaluate one tree on the recorded corpus: each kernel's leaf, cost, findings and hit");
     eval->add_option("--tree", a->tree, "Tree file, or none | roofline | full | ncu-set-full")->capture_default_str();
+    eval->add_option("--objective", a->objective, "For the --tuning kernels: tuner (default) or rewrite (one LLM rewrite each, --writer-llm)")
+        ->check(CLI::IsMember({"hit_rate", "tuner", "rewrite"}));
     corpus_options(eval, *a);
     budget_options(eval, *a);
     auto* learn = cmd->add_subcommand("learn", "Learn a tree by REWRITE/SPLIT edits on the recorded corpus (resumes an interrupted run)");
@@ -272,8 +330,10 @@ Handler register_autoprofile(CLI::App& root) {
     budget_options(learn, *a);
     learn->add_option("--out", a->out, "Where to write the learned tree (TOML)");
     learn->add_option("--store", a->store, "Learning log: a run store (default OUT.learn.db; may be the one optimize writes) holding every proposal, score and decision");
-    learn->add_option("--objective", a->objective, "What the learner maximises: hit_rate (the labelled --tasks corpus) or tuner (the --tuning kernels)")
-        ->check(CLI::IsMember({"hit_rate", "tuner"}))
+    learn->add_option("--objective", a->objective,
+                      "What the learner maximises: hit_rate (the labelled --tasks corpus), tuner (the --tuning kernels) or rewrite (one LLM "
+                      "rewrite of each --tuning kernel, --writer-llm)")
+        ->check(CLI::IsMember({"hit_rate", "tuner", "rewrite"}))
         ->capture_default_str();
     learn->add_option("--max-rounds", a->max_rounds, "Stop after this many rounds")->capture_default_str();
     learn->add_option("--start", a->start, "Actions of the one-leaf start tree, comma-separated (default: none)");

@@ -1,6 +1,7 @@
 #include "profile/cupti_counter_collector.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "gpu/dynamic_library.h"
 #include "profile/kernel_names.h"
 #include "profile/ncu_collector.h"
+#include "common/stopwatch.h"
 #include "common/utf8.h"
 
 namespace kp::profile {
@@ -209,12 +211,22 @@ Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& reque
     options.worker_executable = request.worker_executable;
     options.total_limit = request.timeout;
     options.environment = request.environment;
+    const auto started = std::chrono::steady_clock::now();
     auto outcome = run_worker(worker, options);
+    const double worker_seconds = seconds_since(started);
     if (!outcome) return outcome.error();
     if (outcome->status != FailureClass::Ok)
         return make_error(fmt::format("counters: the worker failed ({}, {}): {}", failure_class_name(outcome->status), outcome->phase,
                                       outcome->message));
-    const json reply = outcome->result.value("counters", json());
+    json reply = outcome->result.value("counters", json());
+    // The worker times what it does once running; the rest of its run (process start, CUDA context,
+    // module loads, exit) is "process", so the phases add up to the collection's wall time.
+    if (reply.is_object() && reply.contains("seconds") && reply["seconds"].is_object()) {
+        double phases = 0;
+        for (const auto& [phase, value] : reply["seconds"].items())
+            if (value.is_number() && phase != "total") phases += value.get<double>();
+        reply["seconds"]["process"] = std::max(0.0, worker_seconds - phases);
+    }
     auto result = counter_result_from_reply(reply, request.limits);
     if (!result) return result.error();
     if (cache_ && !key.empty()) (void)cache_->store(key, dump_json(reply));  // a failed write only costs a re-run later

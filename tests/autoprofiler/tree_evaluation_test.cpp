@@ -142,6 +142,54 @@ TEST(TreeEvaluation, OnlyATreeThatTestsChoosesStageTwoPerKernel) {
     collect_by_tree({"spills", spills, h200_costs(), {}}, one, "reply.json");
     EXPECT_FALSE(one.stage2_tools);
     EXPECT_EQ(one.tools, (std::vector<std::string>{"register_spills"}));
+    // PC sampling runs only for a tree that takes it somewhere (the full plan does, `spills` does not).
+    EXPECT_TRUE(options.collectors.count("pcsampling"));
+    EXPECT_FALSE(one.collectors.count("pcsampling"));
+    EXPECT_FALSE(chosen.collectors.count("pcsampling"));
+}
+
+// The lines a finding quotes from the call's PC samples come only with the lines action, which
+// costs seconds (one more call, and the collection's fixed cost when nothing else runs there) and
+// no replay pass; the hit-rate objective credits the labelled line it quotes.
+TEST(TreeEvaluation, SampledLinesComeOnlyWithPcSampling) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    const auto* narrow = record_named("narrow_scalar_copy");
+    ASSERT_TRUE(narrow);
+    ASSERT_FALSE(narrow->lines.empty());
+    const auto& costs = h200_costs();
+    auto without = evaluate_tree(one_leaf_tree("t", {"tool:narrow_global_access"}), *narrow, costs, {});
+    auto with = evaluate_tree(one_leaf_tree("t", {kLinesAction, "tool:narrow_global_access"}), *narrow, costs, {});
+    ASSERT_TRUE(is_hit(*narrow, without) && is_hit(*narrow, with));
+    auto sampled = [](const TreeOutcome& o) {
+        int n = 0;
+        for (const auto& f : o.findings)
+            for (const auto& e : f.evidence) n += e.sampled;
+        return n;
+    };
+    EXPECT_EQ(sampled(without), 0) << without.feedback;
+    EXPECT_GT(sampled(with), 0) << with.feedback;
+    EXPECT_FALSE(is_line_hit(*narrow, without));
+    EXPECT_TRUE(is_line_hit(*narrow, with)) << with.feedback;
+    EXPECT_NE(with.feedback.find(narrow->name + ".cu:" + std::to_string(narrow->lines.front())), std::string::npos) << with.feedback;
+    EXPECT_EQ(with.cost.passes, without.cost.passes);
+    EXPECT_NEAR(with.cost.seconds - without.cost.seconds, costs.of(kLinesAction).seconds, 1e-9);
+    auto alone = evaluate_tree(one_leaf_tree("t", {kLinesAction}), *narrow, costs, {});
+    EXPECT_NEAR(alone.cost.seconds, costs.collection_seconds + costs.of(kLinesAction).seconds, 1e-9);
+    // A seconds budget that fits the tool but not the samples drops them, and the line goes.
+    Budget tight;
+    tight.seconds = without.cost.seconds + 0.5 * costs.of(kLinesAction).seconds;
+    auto dropped = evaluate_tree(one_leaf_tree("t", {"tool:narrow_global_access", kLinesAction}), *narrow, costs, tight);
+    EXPECT_EQ(dropped.dropped, (std::vector<std::string>{kLinesAction}));
+    EXPECT_FALSE(is_line_hit(*narrow, dropped));
+    // The objective: the same hits, the line credited.
+    auto objective = diagnosis_hit_rate();
+    auto a = objective->score({*narrow}, {without}, {});
+    auto b = objective->score({*narrow}, {with}, {});
+    EXPECT_EQ(a.hits, b.hits);
+    EXPECT_EQ(a.line_hits, 0);
+    EXPECT_EQ(b.line_hits, 1);
+    EXPECT_EQ(b.lined, 1);
+    EXPECT_GT(b.value, a.value);
 }
 
 // The SASS mix and the task's facts are signals too, known before anything is counted: each

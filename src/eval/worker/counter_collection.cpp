@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
+#include <optional>
 
 #include <cuda_runtime.h>
 
@@ -80,6 +82,22 @@ int sampling_period_for(double call_seconds) {
     return std::clamp(static_cast<int>(std::ceil(std::log2(cycles / 262144.0))), 5, 31);
 }
 
+// CUPTI's defaults (worker threads waking every 100 ms, a 512 MB hardware buffer) unless the
+// environment asks otherwise: KP_PC_SAMPLING_SLEEP_MS and KP_PC_SAMPLING_BUFFER_MB, for measuring
+// what they cost (docs/benchmarks.md).
+void pc_sampling_overrides(nlohmann::json& ask) {
+    auto number = [](const char* name) -> std::optional<long> {
+        const char* text = std::getenv(name);
+        if (!text || !*text) return std::nullopt;
+        char* end = nullptr;
+        const long value = std::strtol(text, &end, 10);
+        if (*end != '\0' || value <= 0) return std::nullopt;
+        return value;
+    };
+    if (auto ms = number("KP_PC_SAMPLING_SLEEP_MS")) ask["worker_sleep_ms"] = *ms;
+    if (auto mb = number("KP_PC_SAMPLING_BUFFER_MB")) ask["hardware_buffer_bytes"] = static_cast<size_t>(*mb) << 20;
+}
+
 // Stall reasons per PC of one more call, from the same library: a failure is "pc_sampling_error"
 // (the findings then have no line evidence).
 void add_pc_sampling(const gpu::DynamicLibrary& library, PassContext& context, double call_seconds, nlohmann::json& reply) {
@@ -89,7 +107,8 @@ void add_pc_sampling(const gpu::DynamicLibrary& library, PassContext& context, d
         reply["pc_sampling_error"] = "this counters library cannot sample PCs (no kp_counters_sample_pcs)";
         return;
     }
-    const nlohmann::json ask = {{"sampling_period", sampling_period_for(call_seconds)}};
+    nlohmann::json ask = {{"sampling_period", sampling_period_for(call_seconds)}};
+    pc_sampling_overrides(ask);
     char* text = sample(ask.dump().c_str(), prepare_pass, call_pass, &context);
     if (context.failure) {
         release(text);

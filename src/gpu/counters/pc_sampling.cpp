@@ -135,6 +135,11 @@ struct Enabled {
 json sample(const json& request, kp_counters_step prepare, kp_counters_step call, void* user) {
     constexpr size_t kPcsPerBuffer = 4096;
     const std::uint32_t period = request.value("sampling_period", 9u);
+    // CUPTI's worker threads decode and correlate the hardware buffer; they wake every 100 ms by
+    // default, which a sub-millisecond call pays in full at the stop. The hardware buffer (512 MB by
+    // default) is allocated on the device at the start; a call's samples need far less.
+    const std::uint32_t sleep_ms = request.value("worker_sleep_ms", 100u);
+    const size_t hardware_buffer = request.value("hardware_buffer_bytes", size_t{512} << 20);
     CUcontext ctx = current_context();
     // Where the sampled call's time goes ("seconds" in the reply; the disable follows the return).
     json seconds = json::object();
@@ -150,7 +155,7 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
     std::vector<std::uint32_t> indices;
     for (const auto& [index, name] : names) indices.push_back(index);
     SamplingBuffer collected(kPcsPerBuffer, names.size());
-    std::vector<CUpti_PCSamplingConfigurationInfo> config(6);
+    std::vector<CUpti_PCSamplingConfigurationInfo> config(8);
     config[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
     config[0].attributeData.samplingPeriodData.samplingPeriod = period;
     config[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
@@ -164,6 +169,10 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
     config[4].attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
     config[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
     config[5].attributeData.samplingDataBufferData.samplingDataBuffer = &collected.data;
+    config[6].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN;
+    config[6].attributeData.workerThreadPeriodicSleepSpanData.workerThreadPeriodicSleepSpan = sleep_ms;
+    config[7].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE;
+    config[7].attributeData.hardwareBufferSizeData.hardwareBufferSize = hardware_buffer;
     CUpti_PCSamplingConfigurationInfoParams configure{CUpti_PCSamplingConfigurationInfoParamsSize};
     configure.ctx = ctx;
     configure.numAttributes = config.size();
@@ -187,7 +196,7 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
 
     // What the stop copied into the configured buffer, then whatever CUPTI still holds.
     std::map<Key, std::map<std::string, std::uint64_t>> by_pc;
-    json reply = {{"sampling_period", period}};
+    json reply = {{"sampling_period", period}, {"worker_sleep_ms", sleep_ms}, {"hardware_buffer_bytes", hardware_buffer}};
     accumulate(collected.data, names, by_pc, reply);
     for (size_t remaining = collected.data.remainingNumPcs, rounds = 0; remaining > 0 && rounds < 1000; ++rounds) {
         SamplingBuffer more(kPcsPerBuffer, names.size());

@@ -355,6 +355,14 @@ json collect(const json& request, kp_counters_step prepare, kp_counters_step cal
     check(cuptiDeviceGetChipName(&chip_params), "cuptiDeviceGetChipName");
     const std::string chip = chip_params.pChipName;
     reply["chip"] = chip;
+    // Where the set-up goes (its parts are an object, so the profile's phase sum skips them).
+    json setup_parts = json::object();
+    auto part_start = start;
+    auto part = [&](const char* name) {
+        setup_parts[name] = seconds_since(part_start);
+        part_start = Clock::now();
+    };
+    part("initialize");
 
     // Counters this context can use now (others may be taken, e.g. by a running profiler).
     std::vector<uint8_t> availability;
@@ -375,6 +383,7 @@ json collect(const json& request, kp_counters_step prepare, kp_counters_step cal
     MetricConfig& config = *planned.config;
     const size_t planned_passes = config.passes();
     reply["planned_passes"] = planned_passes;
+    part("plan");
 
     RangeSession session(ctx);
     CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -391,6 +400,7 @@ json collect(const json& request, kp_counters_step prepare, kp_counters_step cal
     image.counterDataSize = counter_data.size();
     image.pCounterData = counter_data.data();
     check(cuptiRangeProfilerCounterDataImageInitialize(&image), "cuptiRangeProfilerCounterDataImageInitialize");
+    part("session");
 
     CUpti_RangeProfiler_SetConfig_Params set{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     set.pRangeProfilerObject = session.object();
@@ -406,32 +416,47 @@ json collect(const json& request, kp_counters_step prepare, kp_counters_step cal
     set.passIndex = 0;
     set.targetNestingLevel = 1;
     check(cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
+    part("set_config");
     reply["seconds"]["setup"] = seconds_since(start);
+    reply["seconds"]["setup_parts"] = std::move(setup_parts);
 
     LaunchRecorder recorder;
     if (std::string why = session.record_launches(recorder); !why.empty()) reply["launch_note"] = why;
     auto passes_start = Clock::now();
     size_t passes = 0;
     const size_t pass_limit = planned_passes + 8;  // a guard: CUPTI says when it has every pass
+    // Where a pass goes, summed over the passes (CUPTI's start and stop against the call itself).
+    double in_prepare = 0, in_start = 0, in_call = 0, in_stop = 0;
+    auto lap = [](double& into, Clock::time_point& from) {
+        const auto now = Clock::now();
+        into += std::chrono::duration<double>(now - from).count();
+        from = now;
+    };
     for (bool all_submitted = false; !all_submitted;) {
         if (passes >= pass_limit)
             throw CountersError("passes", "CUPTI still wanted passes after " + std::to_string(passes) + " (planned " +
                                               std::to_string(planned_passes) + ")");
+        auto from = Clock::now();
         if (prepare(user) != 0) throw CountersError("call", "preparing pass " + std::to_string(passes) + " failed");
+        lap(in_prepare, from);
         recorder.recording = passes == 0;
         CUpti_RangeProfiler_Start_Params start_pass{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
         start_pass.pRangeProfilerObject = session.object();
         check(cuptiRangeProfilerStart(&start_pass), "cuptiRangeProfilerStart");
+        lap(in_start, from);
         int call_status = call(user);
+        lap(in_call, from);
         CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         stop.pRangeProfilerObject = session.object();
         CUptiResult stopped = cuptiRangeProfilerStop(&stop);
+        lap(in_stop, from);
         recorder.recording = false;
         if (call_status != 0) throw CountersError("call", "the profiled call failed in pass " + std::to_string(passes));
         check(stopped, "cuptiRangeProfilerStop");
         ++passes;
         all_submitted = stop.isAllPassSubmitted != 0;
     }
+    reply["seconds"]["pass_parts"] = {{"prepare", in_prepare}, {"start", in_start}, {"call", in_call}, {"stop", in_stop}};
     reply["passes"] = passes;
     reply["seconds"]["passes"] = seconds_since(passes_start);
 
