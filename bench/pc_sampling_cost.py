@@ -4,7 +4,7 @@
     python3 bench/pc_sampling_cost.py [--settings "default 100:512 1:512 1:32"] [--repeat N] TASK_DIR CANDIDATE.cu [...]
 
 Each setting is SLEEP_MS:BUFFER_MB, passed to the worker as KP_PC_SAMPLING_SLEEP_MS and
-KP_PC_SAMPLING_BUFFER_MB ("default": neither set, the worker's own choice). For each candidate and
+KP_PC_SAMPLING_BUFFER_MB ("default": neither set, the worker's own choice: 1 ms, CUPTI's buffer). For each candidate and
 setting, `kernelpro profile --json --no-cache --keep-counters` (best of --repeat runs): the report's
 seconds, the worker's phases (set-up, passes, the sampled call and its parts) and the samples kept or
 dropped; then `ncu --set full` once on the profile's worker request. Needs kernelpro,
@@ -65,7 +65,7 @@ def full_set_seconds(ncu, worker, request):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--settings", default="100:512 default 1:512 1:32 5:32")
+    parser.add_argument("--settings", default="100:512 default 5:512 1:64")
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("pairs", nargs="+", help="TASK_DIR CANDIDATE.cu ...")
     args = parser.parse_args()

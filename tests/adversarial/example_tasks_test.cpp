@@ -15,7 +15,10 @@ TEST(ExampleTasks, EveryHonestCandidatePasses) {
     CandidateBuilder builder(build_options);
     Evaluator evaluator(builder, kp::testing::test_worker_options());
     size_t evaluated = 0;
-    for (const auto& dir : fs::directory_iterator(kp::testing::source_path("tasks"))) {
+    std::vector<fs::directory_entry> folders;
+    for (const char* root : {"tasks", "tests/tuning_corpus"})  // the example tasks and the autoprofiler's tuning corpus
+        for (const auto& dir : fs::directory_iterator(kp::testing::source_path(root))) folders.push_back(dir);
+    for (const auto& dir : folders) {
         if (!fs::exists(dir.path() / "task.toml")) continue;
         auto task = load_task(dir.path());
         ASSERT_TRUE(task.ok()) << task.error().message;

@@ -143,13 +143,15 @@ TEST(TaskSpec, StridedStorage) {
 }
 
 TEST(TaskSpec, ExampleTasksInTheRepositoryAreValid) {
-    fs::path tasks = kp::testing::source_path("tasks");
-    int count = 0;
-    for (const auto& entry : fs::directory_iterator(tasks)) {
-        if (!fs::exists(entry.path() / "task.toml")) continue;
-        auto task = load_task(entry.path());
-        EXPECT_TRUE(task.ok()) << entry.path() << ": " << (task.ok() ? "" : task.error().message);
-        ++count;
+    // The example tasks and the autoprofiler's tuning corpus.
+    for (const char* folder : {"tasks", "tests/tuning_corpus"}) {
+        int count = 0;
+        for (const auto& entry : fs::directory_iterator(kp::testing::source_path(folder))) {
+            if (!fs::exists(entry.path() / "task.toml")) continue;
+            auto task = load_task(entry.path());
+            EXPECT_TRUE(task.ok()) << entry.path() << ": " << (task.ok() ? "" : task.error().message);
+            ++count;
+        }
+        EXPECT_GE(count, 1) << folder;
     }
-    EXPECT_GE(count, 1);
 }

@@ -82,10 +82,14 @@ int sampling_period_for(double call_seconds) {
     return std::clamp(static_cast<int>(std::ceil(std::log2(cycles / 262144.0))), 5, 31);
 }
 
-// CUPTI's defaults (worker threads waking every 100 ms, a 512 MB hardware buffer) unless the
-// environment asks otherwise: KP_PC_SAMPLING_SLEEP_MS and KP_PC_SAMPLING_BUFFER_MB, for measuring
-// what they cost (docs/benchmarks.md).
-void pc_sampling_overrides(nlohmann::json& ask) {
+// CUPTI's worker threads, which decode the hardware buffer while the sampled call runs, wake every
+// 100 ms by default; the sampled call then takes about 0.34 s whatever its kernels' length (the
+// H200 recordings of 2026-12-02), so they are asked to wake every millisecond. KP_PC_SAMPLING_SLEEP_MS
+// and KP_PC_SAMPLING_BUFFER_MB (the hardware buffer, CUPTI's default 512 MB) override, for
+// measuring what each costs (bench/pc_sampling_cost.py, docs/benchmarks.md).
+constexpr long kWorkerSleepMs = 1;
+
+void pc_sampling_settings(nlohmann::json& ask) {
     auto number = [](const char* name) -> std::optional<long> {
         const char* text = std::getenv(name);
         if (!text || !*text) return std::nullopt;
@@ -94,7 +98,7 @@ void pc_sampling_overrides(nlohmann::json& ask) {
         if (*end != '\0' || value <= 0) return std::nullopt;
         return value;
     };
-    if (auto ms = number("KP_PC_SAMPLING_SLEEP_MS")) ask["worker_sleep_ms"] = *ms;
+    ask["worker_sleep_ms"] = number("KP_PC_SAMPLING_SLEEP_MS").value_or(kWorkerSleepMs);
     if (auto mb = number("KP_PC_SAMPLING_BUFFER_MB")) ask["hardware_buffer_bytes"] = static_cast<size_t>(*mb) << 20;
 }
 
@@ -108,7 +112,7 @@ void add_pc_sampling(const gpu::DynamicLibrary& library, PassContext& context, d
         return;
     }
     nlohmann::json ask = {{"sampling_period", sampling_period_for(call_seconds)}};
-    pc_sampling_overrides(ask);
+    pc_sampling_settings(ask);
     char* text = sample(ask.dump().c_str(), prepare_pass, call_pass, &context);
     if (context.failure) {
         release(text);
