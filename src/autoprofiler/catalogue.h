@@ -23,6 +23,10 @@ struct SignalInfo {
     std::string name;
     std::string needs;        // the action that measures it; empty: known before profiling
     std::string description;
+    // The tools whose flaw this signal is evidence of (a spill size of register_spills): the
+    // enumerative proposer tries these pairings first, so that of splits that fit the training
+    // kernels equally well the learner keeps the one with a reason to hold on unseen kernels.
+    std::vector<std::string> evidence_for = {};
 };
 
 const std::vector<SignalInfo>& signal_catalogue();

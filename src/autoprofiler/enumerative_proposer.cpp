@@ -89,12 +89,26 @@ public:
                 edits.push_back(std::move(e));
             }
             if (leaves >= max_leaves_) continue;
-            for (const auto& signal : signal_catalogue()) {
-                const bool measured = !signal.needs.empty() && !before.count(signal.needs);
-                for (double t : thresholds_for(signal.name, c.train))
-                    for (const auto& a : actions)
-                        for (bool on_above : {true, false}) add_split(edits, tree, name, node, signal, measured, t, a, on_above, before);
-            }
+            // Splits that pair a signal with a tool it is evidence of come first, the tool it is
+            // named first for before the others: the learner keeps the first of equally good
+            // edits, so a tie goes to the pairing with a reason behind it.
+            constexpr size_t kUnlinked = 1000;
+            auto rank = [](const SignalInfo& signal, const std::string& action) {
+                const auto& tools = signal.evidence_for;
+                const auto it = std::find(tools.begin(), tools.end(), tool_of_action(action));
+                return it == tools.end() ? kUnlinked : static_cast<size_t>(it - tools.begin());
+            };
+            std::set<size_t> ranks;
+            for (const auto& signal : signal_catalogue())
+                for (const auto& a : actions) ranks.insert(rank(signal, a));
+            for (size_t r : ranks)
+                for (const auto& signal : signal_catalogue()) {
+                    const bool measured = !signal.needs.empty() && !before.count(signal.needs);
+                    for (double t : thresholds_for(signal.name, c.train))
+                        for (const auto& a : actions)
+                            if (rank(signal, a) == r)
+                                for (bool on_above : {true, false}) add_split(edits, tree, name, node, signal, measured, t, a, on_above, before);
+                }
         }
         return edits;
     }
