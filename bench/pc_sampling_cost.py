@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What CUPTI PC sampling's settings cost in a profile, against `ncu --set full` on the same kernels.
 
-    python3 bench/pc_sampling_cost.py [--settings "default 100:512 1:512 1:32"] [--repeat N] TASK_DIR CANDIDATE.cu [...]
+    python3 bench/pc_sampling_cost.py [--settings "100:512,default,5:512"] [--repeat N] TASK_DIR CANDIDATE.cu [...]
 
 Each setting is SLEEP_MS:BUFFER_MB, passed to the worker as KP_PC_SAMPLING_SLEEP_MS and
 KP_PC_SAMPLING_BUFFER_MB ("default": neither set, the worker's own choice: 1 ms, CUPTI's buffer). For each candidate and
@@ -78,7 +78,7 @@ def main():
     for task, candidate in zip(args.pairs[::2], args.pairs[1::2]):
         name = os.path.basename(candidate).removesuffix(".cu")
         request = None
-        for setting in args.settings.split():
+        for setting in args.settings.replace(",", " ").split():
             with tempfile.TemporaryDirectory() as workdir:
                 try:
                     runs = [profile(kp, task, candidate, setting, workdir) for _ in range(args.repeat)]
