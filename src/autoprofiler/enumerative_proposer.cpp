@@ -98,13 +98,18 @@ public:
                 const auto it = std::find(tools.begin(), tools.end(), tool_of_action(action));
                 return it == tools.end() ? kUnlinked : static_cast<size_t>(it - tools.begin());
             };
+            const auto& signals = signal_catalogue();
             std::set<size_t> ranks;
-            for (const auto& signal : signal_catalogue())
+            std::vector<std::vector<double>> thresholds;  // per signal, the same for every rank
+            for (const auto& signal : signals) {
                 for (const auto& a : actions) ranks.insert(rank(signal, a));
+                thresholds.push_back(thresholds_for(signal.name, c.train));
+            }
             for (size_t r : ranks)
-                for (const auto& signal : signal_catalogue()) {
+                for (size_t i = 0; i < signals.size(); ++i) {
+                    const SignalInfo& signal = signals[i];
                     const bool measured = !signal.needs.empty() && !before.count(signal.needs);
-                    for (double t : thresholds_for(signal.name, c.train))
+                    for (double t : thresholds[i])
                         for (const auto& a : actions)
                             if (rank(signal, a) == r)
                                 for (bool on_above : {true, false}) add_split(edits, tree, name, node, signal, measured, t, a, on_above, before);

@@ -13,8 +13,10 @@ bool is_hit(const KernelRecord& kernel, const TreeOutcome& outcome) {
     return std::any_of(outcome.findings.begin(), outcome.findings.end(), [&](const analysis::Finding& f) { return f.tool == kernel.expect; });
 }
 
+bool has_labelled_lines(const KernelRecord& kernel) { return !kernel.lines.empty() && kernel.expect != "none"; }
+
 bool is_line_hit(const KernelRecord& kernel, const TreeOutcome& outcome) {
-    if (kernel.lines.empty() || kernel.expect == "none") return false;
+    if (!has_labelled_lines(kernel)) return false;
     for (const auto& f : outcome.findings) {
         if (f.tool != kernel.expect) continue;
         for (const auto& e : f.evidence) {
@@ -53,7 +55,7 @@ public:
         if (kernels.empty()) return s;
         for (size_t i = 0; i < kernels.size(); ++i) {
             s.hits += is_hit(kernels[i], outcomes[i]);
-            if (kernels[i].lines.empty() || kernels[i].expect == "none") continue;
+            if (!has_labelled_lines(kernels[i])) continue;
             ++s.lined;
             s.line_hits += is_line_hit(kernels[i], outcomes[i]);
         }

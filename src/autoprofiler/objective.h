@@ -44,6 +44,7 @@ public:
 // a share of the budget (passes when the budget is in passes, else seconds): between two trees
 // that diagnose as well, the one that says where, then the cheaper, wins.
 bool is_hit(const KernelRecord& kernel, const TreeOutcome& outcome);
+bool has_labelled_lines(const KernelRecord& kernel);  // a flawed kernel whose lines to change are known
 bool is_line_hit(const KernelRecord& kernel, const TreeOutcome& outcome);
 std::unique_ptr<Objective> diagnosis_hit_rate(double cost_weight = 0.05, double line_weight = 0.1);
 

@@ -136,18 +136,15 @@ json sample(const json& request, kp_counters_step prepare, kp_counters_step call
     constexpr size_t kPcsPerBuffer = 4096;
     const std::uint32_t period = request.value("sampling_period", 9u);
     // CUPTI's worker threads decode and correlate the hardware buffer; they wake every 100 ms by
-    // default, which a sub-millisecond call pays in full at the stop. The hardware buffer (512 MB by
-    // default) is allocated on the device at the start; a call's samples need far less.
+    // default (CUPTI's defaults are kept when the request names neither setting). The hardware
+    // buffer, 512 MB by default, holds the samples until a worker thread decodes them.
     const std::uint32_t sleep_ms = request.value("worker_sleep_ms", 100u);
     const size_t hardware_buffer = request.value("hardware_buffer_bytes", size_t{512} << 20);
     CUcontext ctx = current_context();
     // Where the sampled call's time goes ("seconds" in the reply; the disable follows the return).
     json seconds = json::object();
-    auto phase_start = std::chrono::steady_clock::now();
-    auto lap = [&](const char* phase) {
-        seconds[phase] = kp::seconds_since(phase_start);
-        phase_start = std::chrono::steady_clock::now();
-    };
+    kp::PhaseClock clock;
+    auto lap = [&](const char* phase) { seconds[phase] = clock.lap(); };
     // Every other PC sampling call needs the context's sampling object, which the enable creates
     // (asking for the stall reasons first fails with CUPTI_ERROR_INVALID_OPERATION on the H200's driver).
     Enabled enabled(ctx);

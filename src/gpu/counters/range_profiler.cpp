@@ -357,11 +357,8 @@ json collect(const json& request, kp_counters_step prepare, kp_counters_step cal
     reply["chip"] = chip;
     // Where the set-up goes (its parts are an object, so the profile's phase sum skips them).
     json setup_parts = json::object();
-    auto part_start = start;
-    auto part = [&](const char* name) {
-        setup_parts[name] = seconds_since(part_start);
-        part_start = Clock::now();
-    };
+    kp::PhaseClock setup_clock(start);
+    auto part = [&](const char* name) { setup_parts[name] = setup_clock.lap(); };
     part("initialize");
 
     // Counters this context can use now (others may be taken, e.g. by a running profiler).
@@ -427,29 +424,24 @@ json collect(const json& request, kp_counters_step prepare, kp_counters_step cal
     const size_t pass_limit = planned_passes + 8;  // a guard: CUPTI says when it has every pass
     // Where a pass goes, summed over the passes (CUPTI's start and stop against the call itself).
     double in_prepare = 0, in_start = 0, in_call = 0, in_stop = 0;
-    auto lap = [](double& into, Clock::time_point& from) {
-        const auto now = Clock::now();
-        into += std::chrono::duration<double>(now - from).count();
-        from = now;
-    };
     for (bool all_submitted = false; !all_submitted;) {
         if (passes >= pass_limit)
             throw CountersError("passes", "CUPTI still wanted passes after " + std::to_string(passes) + " (planned " +
                                               std::to_string(planned_passes) + ")");
-        auto from = Clock::now();
+        kp::PhaseClock pass_clock;
         if (prepare(user) != 0) throw CountersError("call", "preparing pass " + std::to_string(passes) + " failed");
-        lap(in_prepare, from);
+        in_prepare += pass_clock.lap();
         recorder.recording = passes == 0;
         CUpti_RangeProfiler_Start_Params start_pass{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
         start_pass.pRangeProfilerObject = session.object();
         check(cuptiRangeProfilerStart(&start_pass), "cuptiRangeProfilerStart");
-        lap(in_start, from);
+        in_start += pass_clock.lap();
         int call_status = call(user);
-        lap(in_call, from);
+        in_call += pass_clock.lap();
         CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         stop.pRangeProfilerObject = session.object();
         CUptiResult stopped = cuptiRangeProfilerStop(&stop);
-        lap(in_stop, from);
+        in_stop += pass_clock.lap();
         recorder.recording = false;
         if (call_status != 0) throw CountersError("call", "the profiled call failed in pass " + std::to_string(passes));
         check(stopped, "cuptiRangeProfilerStop");
