@@ -41,6 +41,8 @@ nlohmann::json to_json(const WorkerRequest& r) {
             {"max_kernels", r.max_kernels},
             {"trace_calls", r.trace_calls},
             {"pc_sampling", r.pc_sampling},
+            {"pc_sampling_later", r.pc_sampling_later},
+            {"follow_ups", r.follow_ups},
             {"variant", {{"poison_a", r.variant.poison_a}, {"poison_b", r.variant.poison_b}, {"layout", r.variant.layout}}},
             {"sandbox", sandbox::to_json(r.sandbox)},
             {"nonce", r.nonce}};
@@ -67,6 +69,8 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
     r.max_kernels = j.value("max_kernels", r.max_kernels);
     r.trace_calls = j.value("trace_calls", r.trace_calls);
     r.pc_sampling = j.value("pc_sampling", r.pc_sampling);
+    r.pc_sampling_later = j.value("pc_sampling_later", r.pc_sampling_later);
+    r.follow_ups = j.value("follow_ups", r.follow_ups);
     if (j.contains("variant") && j["variant"].is_object()) {
         const auto& v = j["variant"];
         r.variant.poison_a = v.value("poison_a", r.variant.poison_a);

@@ -86,6 +86,14 @@ struct WorkerRequest {
     // profile_counters: then one call under CUPTI's PC sampling (stall reasons per PC, in the
     // reply's "pc_sampling").
     bool pc_sampling = false;
+    // profile_counters: PC sampling switched on before the candidate's module loads although this
+    // collection takes no samples, so that a follow-up collection may (PC records exist only for
+    // modules loaded while sampling is on).
+    bool pc_sampling_later = false;
+    // profile_counters: after this collection the worker sends a `collection` message and reads
+    // follow-up collections from stdin, one JSON line each, in the same process (no second worker
+    // start, CUDA context or module load); end of stdin ends it (docs/worker-protocol.md).
+    bool follow_ups = false;
     EvaluationVariant variant;
     // The sandbox around candidate code (run_worker fills in the scratch folder and the layers
     // KERNELPRO_SANDBOX_DISABLE turns off when left empty).

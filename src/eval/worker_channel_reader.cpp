@@ -79,6 +79,8 @@ void WorkerChannelReader::handle_line(std::string_view line) {
         if (state_.violation.empty()) state_.violation = text_field(m, "message", "sandbox: a forbidden call");
     } else if (type == "refused") {
         state_.refusal = text_field(m, "message", "the worker refused to run candidate code");
+    } else if (type == "collection") {
+        if (state_.collections.size() < kMaxCollections) state_.collections.push_back(std::move(m));
     } else if (type == "result") {
         state_.status = FailureClass::Ok;
         state_.message.clear();

@@ -30,6 +30,8 @@ struct ChannelState {
     std::string phase;           // of a failure
     nlohmann::json hello;        // the device description
     nlohmann::json result;       // the result document
+    // The `collection` messages of a counters run with follow-ups, in order (at most kMaxCollections).
+    std::vector<nlohmann::json> collections;
     std::map<std::string, double> phase_started;  // progress phase -> seconds (from `now`)
     nlohmann::json sandbox;      // the layers around candidate code, as the worker reported them
     std::vector<std::string> sandbox_notes;  // what threads from before the sandbox were let do or denied
@@ -51,6 +53,8 @@ public:
 
     // A line longer than this is dropped (a flood on the channel must not exhaust memory).
     static constexpr size_t kMaxLineBytes = size_t{64} << 20;
+    // More `collection` messages than this are dropped (the orchestrator asks for a few).
+    static constexpr size_t kMaxCollections = 16;
 
 private:
     void handle_line(std::string_view line);

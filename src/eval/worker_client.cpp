@@ -155,51 +155,94 @@ Result<WorkerOutcome> classify_ending(const ChannelState& said, int status, cons
     return outcome;
 }
 
-// Reads the channel (message by message into `channel`) and the log (bounded, into `log`) until the
-// worker has closed both, killing its process group when it goes silent or runs out of time.
-// Returns why it was killed, or "" when it was not.
-std::string follow_worker(pid_t pid, int channel_fd, int log_fd, const WorkerOptions& options, Clock::time_point start,
-                          WorkerChannelReader& channel, std::string& log) {
-    std::string watchdog_reason;
-    auto last_message = Clock::now();
-    pollfd fds[2] = {{channel_fd, POLLIN, 0}, {log_fd, POLLIN, 0}};
-    int open_count = 2;
-    char buffer[65536];
-    while (open_count > 0) {
-        auto now = Clock::now();
-        if (watchdog_reason.empty() && (now - last_message > options.watchdog || now - start > options.total_limit)) {
-            watchdog_reason = now - start > options.total_limit ? "the evaluation exceeded its total time limit"
-                                                                : "the worker went silent (a candidate call hung in host code or the GPU stopped responding)";
-            ::kill(-pid, SIGKILL);
-            ::kill(pid, SIGKILL);
-        }
-        int ready = ::poll(fds, 2, 200);
-        if (ready < 0 && errno != EINTR) break;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-            if (n <= 0) {
-                ::close(fds[i].fd);
-                fds[i].fd = -1;
-                --open_count;
-                continue;
-            }
-            if (i == 0) {
-                last_message = Clock::now();
-                channel.feed(std::string_view(buffer, static_cast<size_t>(n)));
-            } else if (log.size() < options.max_log_bytes) {
-                log.append(buffer, std::min(static_cast<size_t>(n), options.max_log_bytes - log.size()));
-            }
-        }
-    }
-    channel.finish();
-    return watchdog_reason;
-}
 }  // namespace
 
 Result<fs::path> find_worker_executable() { return locate_worker(); }
 
-Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOptions& options) {
+// One worker from its start to its end: the pipes, the channel read so far, and the watchdog.
+struct WorkerConversation::Running {
+    Running(const WorkerOptions& o, std::string nonce, Clock::time_point started)
+        : options(o), start(started),
+          channel(std::move(nonce), [started] { return std::chrono::duration<double>(Clock::now() - started).count(); },
+                  o.on_progress) {}
+    ~Running() {
+        if (stdin_fd >= 0) ::close(stdin_fd);
+        for (auto& p : fds)
+            if (p.fd >= 0) ::close(p.fd);
+    }
+
+    // Reads the channel (message by message) and the log (bounded) until `done` says so or the
+    // worker has closed both, killing its process group when it goes silent or runs out of time.
+    // The watchdog counts only while kernelpro waits here: a worker waiting for a follow-up is not silent.
+    void pump(const std::function<bool()>& done) {
+        auto last_message = Clock::now();
+        char buffer[65536];
+        while (open_count > 0 && !done()) {
+            auto now = Clock::now();
+            if (watchdog_reason.empty() && (now - last_message > options.watchdog || now - start > options.total_limit)) {
+                watchdog_reason = now - start > options.total_limit
+                                      ? "the evaluation exceeded its total time limit"
+                                      : "the worker went silent (a candidate call hung in host code or the GPU stopped responding)";
+                ::kill(-pid, SIGKILL);
+                ::kill(pid, SIGKILL);
+            }
+            int ready = ::poll(fds, 2, 200);
+            if (ready < 0 && errno != EINTR) break;
+            for (int i = 0; i < 2; ++i) {
+                if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+                ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+                if (n <= 0) {
+                    ::close(fds[i].fd);
+                    fds[i].fd = -1;
+                    --open_count;
+                    continue;
+                }
+                if (i == 0) {
+                    last_message = Clock::now();
+                    channel.feed(std::string_view(buffer, static_cast<size_t>(n)));
+                } else if (outcome.log.size() < options.max_log_bytes) {
+                    outcome.log.append(buffer, std::min(static_cast<size_t>(n), options.max_log_bytes - outcome.log.size()));
+                }
+            }
+        }
+        if (open_count == 0) channel.finish();
+    }
+
+    void close_stdin() {
+        if (stdin_fd >= 0) ::close(stdin_fd);
+        stdin_fd = -1;
+    }
+
+    WorkerOptions options;
+    Clock::time_point start;
+    WorkerChannelReader channel;
+    WorkerOutcome outcome;
+    std::optional<ScratchDirectory> scratch;
+    std::optional<ChildGroupRegistration> registration;  // a SIGINT/SIGTERM of kernelpro kills the worker too
+    pid_t pid = -1;
+    int stdin_fd = -1;
+    pollfd fds[2] = {{-1, POLLIN, 0}, {-1, POLLIN, 0}};  // the channel, the log
+    int open_count = 2;
+    std::string watchdog_reason;
+    size_t collections_taken = 0;
+    bool ended = false;
+};
+
+WorkerConversation::WorkerConversation(std::unique_ptr<Running> running) : running_(std::move(running)) {}
+WorkerConversation::WorkerConversation(WorkerConversation&&) noexcept = default;
+WorkerConversation& WorkerConversation::operator=(WorkerConversation&&) noexcept = default;
+
+WorkerConversation::~WorkerConversation() {
+    if (!running_ || running_->ended) return;
+    running_->close_stdin();
+    ::kill(-running_->pid, SIGKILL);
+    ::kill(running_->pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(running_->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+}
+
+Result<WorkerConversation> WorkerConversation::start(const WorkerRequest& original, const WorkerOptions& options) {
     fs::path executable = options.launcher.empty() ? options.worker_executable : fs::path(options.launcher.front());
     if (executable.empty()) {
         auto found = find_worker_executable();
@@ -221,7 +264,8 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
     std::vector<char*> argv;  // built before fork: the child only calls async-signal-safe functions
     for (auto& part : launch) argv.push_back(part.data());
     argv.push_back(nullptr);
-    auto start = Clock::now();
+    auto running = std::make_unique<Running>(options, request.nonce, Clock::now());
+    if (scratch) running->scratch.emplace(std::move(*scratch));
     pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
@@ -235,27 +279,56 @@ Result<WorkerOutcome> run_worker(const WorkerRequest& original, const WorkerOpti
         _exit(127);
     }
     ::setpgid(pid, pid);
-    ChildGroupRegistration registration(pid);  // a SIGINT/SIGTERM of kernelpro kills the worker too
+    running->pid = pid;
+    running->registration.emplace(pid);
     ::close(in_pipe[0]);
     ::close(log_pipe[1]);
     ::close(channel_pipe[1]);
+    running->stdin_fd = in_pipe[1];
+    running->fds[0].fd = channel_pipe[0];
+    running->fds[1].fd = log_pipe[0];
+    // The request is small (paths and the task description): one line, written whole. Without
+    // follow-ups stdin ends with it.
+    (void)write_to_pipe(in_pipe[1], dump_json(to_json(request)) + "\n");  // a worker that died at start reads nothing
+    if (!request.follow_ups) running->close_stdin();
+    return WorkerConversation(std::move(running));
+}
 
-    // The request is small (paths and the task description): write it whole, then close stdin.
-    (void)write_to_pipe(in_pipe[1], dump_json(to_json(request)));  // a worker that died at start reads nothing
-    ::close(in_pipe[1]);
+std::optional<nlohmann::json> WorkerConversation::next_collection() {
+    Running& r = *running_;
+    r.pump([&r] { return r.channel.state().collections.size() > r.collections_taken; });
+    const ChannelState& said = r.channel.state();
+    // Whatever the channel carried that the worker did not write, or the sandbox ended, spoils it.
+    if (!said.forged.empty() || !said.violation.empty() || said.collections.size() <= r.collections_taken) return std::nullopt;
+    return said.collections[r.collections_taken++].value("counters", nlohmann::json());
+}
 
-    WorkerOutcome outcome;
-    WorkerChannelReader channel(
-        request.nonce, [start] { return std::chrono::duration<double>(Clock::now() - start).count(); }, options.on_progress);
-    const std::string watchdog_reason = follow_worker(pid, channel_pipe[0], log_pipe[0], options, start, channel, outcome.log);
+Status WorkerConversation::send(const nlohmann::json& follow_up) {
+    Running& r = *running_;
+    if (r.stdin_fd < 0) return make_error("the worker takes no follow-up (its stdin is closed)");
+    if (!write_to_pipe(r.stdin_fd, dump_json(follow_up) + "\n")) return make_error("the worker did not read its follow-up (it ended?)");
+    return {};
+}
+
+Result<WorkerOutcome> WorkerConversation::finish() {
+    Running& r = *running_;
+    r.close_stdin();
+    r.pump([] { return false; });
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    ::kill(-pid, SIGKILL);  // anything the candidate may have left in the group
-    outcome.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    auto classified = classify_ending(channel.state(), status, watchdog_reason, std::move(outcome));
+    ::kill(-r.pid, SIGKILL);  // anything the candidate may have left in the group
+    r.ended = true;
+    r.outcome.wall_seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
+    auto classified = classify_ending(r.channel.state(), status, r.watchdog_reason, std::move(r.outcome));
     if (classified.ok()) classified->log = valid_utf8(classified->log);  // what candidate code printed: any bytes
     return classified;
+}
+
+Result<WorkerOutcome> run_worker(const WorkerRequest& request, const WorkerOptions& options) {
+    auto conversation = WorkerConversation::start(request, options);
+    if (!conversation) return conversation.error();
+    return conversation->finish();
 }
 
 }  // namespace kp

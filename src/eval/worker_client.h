@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,34 @@ struct WorkerOptions {
 
 // The resource locator's kernelpro-worker: $KERNELPRO_WORKER, else <exe>/../bin, else the build tree.
 Result<std::filesystem::path> find_worker_executable();
+
+// One worker, started and followed until it ends. A counters run with follow-ups
+// (request.follow_ups) answers each collection with a `collection` message and reads the next
+// one from stdin: several collections in one process, one CUDA context and module load.
+class WorkerConversation {
+public:
+    // Starts a fresh worker on `request` (a scratch folder and a nonce of its own, as run_worker);
+    // its stdin stays open for follow-ups only when the request asks for them.
+    static Result<WorkerConversation> start(const WorkerRequest& request, const WorkerOptions& options);
+    WorkerConversation(WorkerConversation&&) noexcept;
+    WorkerConversation& operator=(WorkerConversation&&) noexcept;
+    // Kills the worker's process group when finish() was not called.
+    ~WorkerConversation();
+
+    // The next `collection` message's counters; nullopt when the worker ended (or the watchdog
+    // ended it) first, or the channel carried a line the worker did not write or a sandbox
+    // violation (finish() then says what happened). The watchdog counts only while this waits.
+    std::optional<nlohmann::json> next_collection();
+    // One follow-up line on the worker's stdin.
+    Status send(const nlohmann::json& follow_up);
+    // Ends stdin, waits for the worker to end and classifies how, like run_worker.
+    Result<WorkerOutcome> finish();
+
+private:
+    struct Running;
+    explicit WorkerConversation(std::unique_ptr<Running> running);
+    std::unique_ptr<Running> running_;
+};
 
 // Runs one request in a fresh worker, with a scratch folder of its own (removed afterwards) and a
 // fresh nonce. A message on the channel without the nonce, or a violation the sandbox's supervisor

@@ -173,6 +173,9 @@ Result<CounterPlan> plan_counters(const std::filesystem::path& counters_library,
 }
 
 CuptiCounterCollector::CuptiCounterCollector(std::optional<CollectorCache> cache) : cache_(std::move(cache)) {}
+CuptiCounterCollector::CuptiCounterCollector(CuptiCounterCollector&&) noexcept = default;
+CuptiCounterCollector& CuptiCounterCollector::operator=(CuptiCounterCollector&&) noexcept = default;
+CuptiCounterCollector::~CuptiCounterCollector() { (void)close(); }
 
 CollectorCost CuptiCounterCollector::cost(const CounterRequest& request) const {
     const std::vector<std::string> counted = counted_metrics(request.metrics);
@@ -182,9 +185,71 @@ CollectorCost CuptiCounterCollector::cost(const CounterRequest& request) const {
     return c;
 }
 
-Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& request) const {
+Status CuptiCounterCollector::close() {
+    if (!open_) return {};
+    auto conversation = std::move(open_);
+    auto ended = conversation->finish();
+    if (!ended) return ended.error();
+    if (ended->status != FailureClass::Ok)
+        return make_error(fmt::format("counters: the worker failed ({}, {}): {}", failure_class_name(ended->status), ended->phase,
+                                      ended->message));
+    return {};
+}
+
+// The worker's reply to one collection: a follow-up of the open worker, or a fresh worker's.
+Result<json> CuptiCounterCollector::ask_worker(const CounterRequest& request, const std::vector<std::string>& counted) {
+    // How a worker that did not answer ended, as the error of this collection.
+    auto failed = [](Result<WorkerOutcome> ended) -> Result<json> {
+        if (!ended) return ended.error();
+        if (ended->status == FailureClass::Ok) return make_error("counters: the worker ended without answering the collection");
+        return make_error(fmt::format("counters: the worker failed ({}, {}): {}", failure_class_name(ended->status), ended->phase,
+                                      ended->message));
+    };
+    if (open_) {
+        json follow_up = {{"counter_metrics", counted},
+                          {"max_kernels", request.max_kernels},
+                          {"trace_calls", request.trace_calls},
+                          {"pc_sampling", request.pc_sampling},
+                          {"call_seconds", request.call_seconds}};
+        auto conversation = std::move(open_);
+        if (auto sent = conversation->send(follow_up); !sent) return failed(conversation->finish());
+        auto reply = conversation->next_collection();
+        if (!reply) return failed(conversation->finish());
+        if (request.keep_open) open_ = std::move(conversation);
+        else if (auto ended = conversation->finish(); !ended || ended->status != FailureClass::Ok) return failed(std::move(ended));
+        return *reply;
+    }
+    WorkerRequest worker = request.worker;
+    worker.mode = "profile_counters";
+    worker.counter_metrics = counted;
+    worker.counters_library = request.counters_library.string();
+    worker.max_kernels = request.max_kernels;
+    worker.trace_calls = request.trace_calls;
+    worker.pc_sampling = request.pc_sampling;
+    worker.pc_sampling_later = request.pc_sampling_later;
+    worker.follow_ups = request.keep_open;
+    WorkerOptions options;
+    options.worker_executable = request.worker_executable;
+    options.total_limit = request.timeout;
+    options.environment = request.environment;
+    auto conversation = WorkerConversation::start(worker, options);
+    if (!conversation) return conversation.error();
+    if (request.keep_open) {
+        auto reply = conversation->next_collection();
+        if (!reply) return failed(conversation->finish());
+        open_ = std::make_unique<WorkerConversation>(std::move(*conversation));
+        return *reply;
+    }
+    auto outcome = conversation->finish();
+    if (!outcome) return outcome.error();
+    if (outcome->status != FailureClass::Ok) return failed(std::move(outcome));
+    return outcome->result.value("counters", json());
+}
+
+Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& request) {
     const std::vector<std::string> counted = counted_metrics(request.metrics);
-    if (counted.empty()) return make_error("counters: no counted metric asked for");
+    // A follow-up may only sample or trace (the counters are in hand).
+    if (counted.empty() && !request.pc_sampling && request.trace_calls <= 0) return make_error("counters: no counted metric asked for");
     const std::string key = request.cache_key.empty()
                                 ? ""
                                 : CollectorCache::make_key({name(), request.cache_key, fmt::format("{}", fmt::join(counted, ",")),
@@ -200,27 +265,14 @@ Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& reque
             }
         }
 
-    WorkerRequest worker = request.worker;
-    worker.mode = "profile_counters";
-    worker.counter_metrics = counted;
-    worker.counters_library = request.counters_library.string();
-    worker.max_kernels = request.max_kernels;
-    worker.trace_calls = request.trace_calls;
-    worker.pc_sampling = request.pc_sampling;
-    WorkerOptions options;
-    options.worker_executable = request.worker_executable;
-    options.total_limit = request.timeout;
-    options.environment = request.environment;
     const auto started = std::chrono::steady_clock::now();
-    auto outcome = run_worker(worker, options);
+    auto asked = ask_worker(request, counted);
     const double worker_seconds = seconds_since(started);
-    if (!outcome) return outcome.error();
-    if (outcome->status != FailureClass::Ok)
-        return make_error(fmt::format("counters: the worker failed ({}, {}): {}", failure_class_name(outcome->status), outcome->phase,
-                                      outcome->message));
-    json reply = outcome->result.value("counters", json());
-    // The worker times what it does once running; the rest of its run (process start, CUDA context,
-    // module loads, exit) is "process", so the phases add up to the collection's wall time.
+    if (!asked) return asked.error();
+    json reply = std::move(*asked);
+    // The worker times what it does once running; the rest (process start, CUDA context, module
+    // loads and exit for a fresh worker; the round trip for a follow-up) is "process", so the
+    // phases add up to the collection's wall time.
     if (reply.is_object() && reply.contains("seconds") && reply["seconds"].is_object()) {
         double phases = 0;
         for (const auto& [phase, value] : reply["seconds"].items())

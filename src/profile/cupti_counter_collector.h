@@ -8,8 +8,9 @@
 #pragma once
 
 #include <chrono>
-#include <map>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 
 #include "common/result.h"
 #include "eval/protocol.h"
+#include "eval/worker_client.h"
 #include "gpu/occupancy.h"
 #include "gpu/timeline.h"
 #include "profile/collector.h"
@@ -34,6 +36,10 @@ struct CounterRequest {
     int max_kernels = 16;                  // kernel launches of one call
     int trace_calls = 0;                   // then calls traced with CUPTI's activity API (the call's timeline)
     bool pc_sampling = false;              // then one call under CUPTI's PC sampling
+    // The worker stays for follow-up collections (the next collect() of this collector is one, in
+    // the same process, until close()); PC sampling is switched on early for one when asked.
+    bool keep_open = false;
+    bool pc_sampling_later = false;
     gpu::OccupancyLimits limits = gpu::OccupancyLimits::sm90();  // per-resource occupancy limits
     std::string cache_key;                 // names the binary, its inputs and the GPU; empty = no caching
     bool refresh_cache = false;
@@ -77,9 +83,15 @@ struct CounterPlan {
 Result<CounterPlan> plan_counters(const std::filesystem::path& counters_library, const std::string& chip,
                                   const std::vector<std::string>& metrics);
 
+// One collector per call profiled: a collection with keep_open leaves its worker waiting, and the
+// next collection is a follow-up in that process (no second worker start, CUDA context, module
+// load or input preparation); close() ends it.
 class CuptiCounterCollector {
 public:
     explicit CuptiCounterCollector(std::optional<CollectorCache> cache = std::nullopt);
+    CuptiCounterCollector(CuptiCounterCollector&&) noexcept;
+    CuptiCounterCollector& operator=(CuptiCounterCollector&&) noexcept;
+    ~CuptiCounterCollector();
 
     static constexpr const char* name() { return "counters"; }
 
@@ -87,10 +99,21 @@ public:
     // on GH100 where ncu made 10); seconds: the worker's run, CUPTI set-up, one call per pass.
     CollectorCost cost(const CounterRequest& request) const;
 
-    Result<CounterResult> collect(const CounterRequest& request) const;
+    // A follow-up when a worker is open, else a fresh worker (kept open with request.keep_open).
+    // "process" in the reply's seconds: the wall time its phases do not account for (the worker's
+    // start, CUDA context and module loads for a fresh one; the round trip for a follow-up).
+    Result<CounterResult> collect(const CounterRequest& request);
+    // Whether a worker waits for a follow-up.
+    bool is_open() const { return open_ != nullptr; }
+    // Ends the waiting worker; an error says what its ending revealed (a forged message, a
+    // sandbox violation, a crash).
+    Status close();
 
 private:
+    Result<nlohmann::json> ask_worker(const CounterRequest& request, const std::vector<std::string>& counted);
+
     std::optional<CollectorCache> cache_;
+    std::unique_ptr<WorkerConversation> open_;
 };
 
 }  // namespace kp::profile

@@ -1,8 +1,13 @@
-// The orchestrator's classification of worker endings, with real processes standing in for the
-// worker (shell scripts in fake_workers/ that report, crash, hang or exit like a worker might).
+// The orchestrator's classification of worker endings, and conversations with a worker that
+// answers follow-ups, with real processes standing in for the worker (shell scripts in
+// fake_workers/ that report, crash, hang or exit like a worker might).
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <chrono>
 #include <filesystem>
+#include <string>
+#include <thread>
 
 #include "../source_tree.h"
 #include "eval/worker_client.h"
@@ -163,4 +168,93 @@ TEST(WorkerClient, LauncherStartsTheWorkerThroughAnotherProgram) {
     ASSERT_TRUE(outcome.ok()) << outcome.error().message;
     EXPECT_EQ(outcome->status, FailureClass::Ok);
     EXPECT_EQ(outcome->hello.value("name", ""), "Fake GPU");
+}
+
+namespace {
+WorkerRequest follow_up_request() {
+    WorkerRequest request;
+    request.task = {{"name", "t"}};
+    request.mode = "profile_counters";
+    request.counter_metrics = {"dram__bytes_read.sum"};
+    request.follow_ups = true;
+    return request;
+}
+
+WorkerOptions follow_up_worker(std::chrono::milliseconds watchdog = std::chrono::seconds(20)) {
+    WorkerOptions options;
+    options.worker_executable = kp::testing::source_path("tests/eval/fake_workers/follow_ups.sh");
+    options.watchdog = watchdog;
+    return options;
+}
+}  // namespace
+
+// A counters run with follow-ups: each collection answered in the same process, stdin kept open
+// between them, the end of stdin ends the worker with its result.
+TEST(WorkerConversation, FollowUpsAreAnsweredByTheSameProcess) {
+    auto conversation = WorkerConversation::start(follow_up_request(), follow_up_worker());
+    ASSERT_TRUE(conversation) << conversation.error().message;
+    auto first = conversation->next_collection();
+    ASSERT_TRUE(first);
+    EXPECT_EQ((*first)["asked"], nlohmann::json({"dram__bytes_read.sum"}));
+    EXPECT_EQ((*first)["passes"], 1);
+    ASSERT_TRUE(conversation->send({{"counter_metrics", {"lts__t_sectors.sum", "l1tex__t_requests.sum"}}}));
+    auto second = conversation->next_collection();
+    ASSERT_TRUE(second);
+    EXPECT_EQ((*second)["chip"], (*first)["chip"]);  // the same worker process
+    EXPECT_EQ((*second)["passes"], 2);
+    EXPECT_EQ((*second)["asked"], nlohmann::json({"lts__t_sectors.sum", "l1tex__t_requests.sum"}));
+    auto ended = conversation->finish();
+    ASSERT_TRUE(ended) << ended.error().message;
+    EXPECT_EQ(ended->status, FailureClass::Ok) << ended->message;
+    EXPECT_EQ(ended->result["collections"], 2);
+}
+
+// The watchdog counts only while kernelpro waits for the worker: a worker waiting for its
+// follow-up while kernelpro plans it is not silent.
+TEST(WorkerConversation, AWorkerWaitingForItsFollowUpIsNotSilent) {
+    auto conversation = WorkerConversation::start(follow_up_request(), follow_up_worker(std::chrono::milliseconds(400)));
+    ASSERT_TRUE(conversation) << conversation.error().message;
+    ASSERT_TRUE(conversation->next_collection());
+    std::this_thread::sleep_for(std::chrono::milliseconds(900));
+    ASSERT_TRUE(conversation->send({{"counter_metrics", {"x"}}}));
+    ASSERT_TRUE(conversation->next_collection());
+    auto ended = conversation->finish();
+    ASSERT_TRUE(ended);
+    EXPECT_EQ(ended->status, FailureClass::Ok) << ended->message;
+}
+
+// A worker that ends without answering, or whose channel carried a line it did not write, gives no
+// collection; finish() says what happened.
+TEST(WorkerConversation, NoCollectionFromAWorkerThatEndedOrWhoseChannelWasForged) {
+    WorkerOptions early = follow_up_worker();
+    early.environment["FAKE_EXIT"] = "1";
+    auto ended_early = WorkerConversation::start(follow_up_request(), early);
+    ASSERT_TRUE(ended_early);
+    EXPECT_FALSE(ended_early->next_collection());
+    auto crash = ended_early->finish();
+    ASSERT_TRUE(crash);
+    EXPECT_EQ(crash->status, FailureClass::Crash);
+
+    WorkerOptions forging = follow_up_worker();
+    forging.environment["FAKE_FORGE"] = "1";
+    auto forged = WorkerConversation::start(follow_up_request(), forging);
+    ASSERT_TRUE(forged);
+    EXPECT_FALSE(forged->next_collection());
+    auto rejected = forged->finish();
+    ASSERT_TRUE(rejected);
+    EXPECT_EQ(rejected->status, FailureClass::RejectedBySandbox);
+}
+
+// Dropped without finish() (kernelpro gave up on it): the worker is killed, not left waiting.
+TEST(WorkerConversation, ADroppedConversationKillsItsWorker) {
+    pid_t pid = 0;
+    {
+        auto conversation = WorkerConversation::start(follow_up_request(), follow_up_worker());
+        ASSERT_TRUE(conversation);
+        auto first = conversation->next_collection();
+        ASSERT_TRUE(first);
+        pid = std::stoi((*first)["chip"].get<std::string>().substr(3));
+        EXPECT_EQ(::kill(pid, 0), 0);
+    }
+    EXPECT_NE(::kill(pid, 0), 0);
 }

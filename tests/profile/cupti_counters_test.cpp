@@ -232,3 +232,41 @@ TEST(RecordedCuptiCounters, AgreeWithNcuOnEveryCorpusKernel) {
 }
 
 }  // namespace
+
+// A collection with keep_open leaves its worker waiting: the next collection is a follow-up in the
+// same process (a fake worker that names its process in every answer), asking only what it counts;
+// close() ends it, and a collector dropped with a worker open ends it too.
+TEST(CuptiCounterCollector, AFollowUpRunsInTheWorkerThatStayed) {
+    kp::profile::CuptiCounterCollector collector;
+    kp::profile::CounterRequest request;
+    request.worker.task = {{"name", "t"}};
+    request.worker_executable = kp::testing::source_path("tests/eval/fake_workers/follow_ups.sh");
+    request.counters_library = "/nonexistent/libkp_counters.so";  // the fake worker opens nothing
+    request.metrics = {"dram__bytes_read.sum", "launch__grid_size"};
+    request.keep_open = true;
+    auto first = collector.collect(request);
+    ASSERT_TRUE(first) << first.error().message;
+    EXPECT_TRUE(collector.is_open());
+    EXPECT_EQ(first->reply["asked"], json({"dram__bytes_read.sum"}));  // launch__* comes with the launch
+    EXPECT_TRUE(first->reply["seconds"].contains("process"));          // the worker's start, measured around it
+    request.metrics = {"lts__t_sectors.sum"};
+    request.keep_open = false;
+    auto second = collector.collect(request);
+    ASSERT_TRUE(second) << second.error().message;
+    EXPECT_EQ(second->reply["chip"], first->reply["chip"]);  // the same process
+    EXPECT_EQ(second->passes, 2);
+    EXPECT_EQ(second->reply["asked"], json({"lts__t_sectors.sum"}));
+    EXPECT_FALSE(collector.is_open());  // the last collection ended it
+    // A follow-up that only samples counts nothing; kept open, then closed.
+    request.keep_open = true;
+    request.metrics = {"dram__bytes_read.sum"};
+    ASSERT_TRUE(collector.collect(request));
+    request.metrics.clear();
+    request.pc_sampling = true;
+    auto sampled = collector.collect(request);
+    ASSERT_TRUE(sampled) << sampled.error().message;
+    EXPECT_EQ(sampled->reply["asked"], json::array());
+    ASSERT_TRUE(collector.is_open());
+    EXPECT_TRUE(collector.close());
+    EXPECT_FALSE(collector.is_open());
+}

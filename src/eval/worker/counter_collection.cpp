@@ -1,6 +1,10 @@
 #include "eval/worker/counter_collection.h"
 
+#include <poll.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -50,14 +54,14 @@ int call_pass(void* user) {
 
 // The call's timeline from the same library, after the counters (outside every replay pass): a
 // failure is the reply's "timeline_error", and the profile falls back to a separate traced run.
-void add_call_trace(const WorkerRequest& request, const gpu::DynamicLibrary& library, PassContext& context, nlohmann::json& reply) {
+void add_call_trace(int calls, const gpu::DynamicLibrary& library, PassContext& context, nlohmann::json& reply) {
     decltype(&kp_counters_trace) trace = nullptr;
     decltype(&kp_counters_free) release = nullptr;
     if (!library.bind(trace, "kp_counters_trace") || !library.bind(release, "kp_counters_free")) {
         reply["timeline_error"] = "this counters library cannot trace (no kp_counters_trace)";
         return;
     }
-    nlohmann::json ask = {{"calls", request.trace_calls}};
+    nlohmann::json ask = {{"calls", calls}};
     char* text = trace(ask.dump().c_str(), prepare_pass, call_pass, &context);
     if (context.failure) {
         release(text);
@@ -82,12 +86,13 @@ int sampling_period_for(double call_seconds) {
     return std::clamp(static_cast<int>(std::ceil(std::log2(cycles / 262144.0))), 5, 31);
 }
 
-// CUPTI's worker threads, which decode the hardware buffer while the sampled call runs, wake every
-// 100 ms by default; the sampled call then takes about 0.34 s whatever its kernels' length (the
-// H200 recordings of 2026-12-02), so they are asked to wake every millisecond. KP_PC_SAMPLING_SLEEP_MS
-// and KP_PC_SAMPLING_BUFFER_MB (the hardware buffer, CUPTI's default 512 MB) override, for
-// measuring what each costs (bench/pc_sampling_cost.py, docs/benchmarks.md).
+// The sampled call took about 0.31-0.34 s whatever its kernels' length (the H200 recordings of
+// 2026-12-02): most of it is CUPTI's 512 MB default hardware buffer, not its worker threads' 100 ms
+// sleep. Measured on an H100 on 2026-12-07 (bench/pc_sampling_cost.py, 4 corpus kernels): with
+// 1 ms and 512 MB the call still took 0.31-0.34 s, with 1 ms and 64 MB 0.09-0.15 s, no sample
+// dropped. KP_PC_SAMPLING_SLEEP_MS and KP_PC_SAMPLING_BUFFER_MB override, for measuring.
 constexpr long kWorkerSleepMs = 1;
+constexpr long kHardwareBufferMb = 64;
 
 void pc_sampling_settings(nlohmann::json& ask) {
     auto number = [](const char* name) -> std::optional<long> {
@@ -99,7 +104,7 @@ void pc_sampling_settings(nlohmann::json& ask) {
         return value;
     };
     ask["worker_sleep_ms"] = number("KP_PC_SAMPLING_SLEEP_MS").value_or(kWorkerSleepMs);
-    if (auto mb = number("KP_PC_SAMPLING_BUFFER_MB")) ask["hardware_buffer_bytes"] = static_cast<size_t>(*mb) << 20;
+    ask["hardware_buffer_bytes"] = static_cast<size_t>(number("KP_PC_SAMPLING_BUFFER_MB").value_or(kHardwareBufferMb)) << 20;
 }
 
 // Stall reasons per PC of one more call, from the same library: a failure is "pc_sampling_error"
@@ -134,46 +139,86 @@ void enable_pc_sampling_early(const gpu::DynamicLibrary& library) {
     release(enable("{}"));
 }
 
-nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
+CountingAsk first_ask(const WorkerRequest& request) {
+    return {request.counter_metrics, request.max_kernels, request.trace_calls, request.pc_sampling, 0};
+}
+
+std::optional<CountingAsk> read_follow_up(int fd, const WorkerRequest& request, double wait_seconds) {
+    // Byte by byte up to the newline: nothing after it may be taken from the pipe (the next
+    // follow-up is written only after this collection's answer).
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_seconds);
+    while (line.size() < (size_t{1} << 20)) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) return std::nullopt;
+        pollfd p{fd, POLLIN, 0};
+        const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        if (ready < 0 && errno != EINTR) return std::nullopt;
+        if (ready <= 0) continue;
+        char c = 0;
+        const ssize_t n = ::read(fd, &c, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return std::nullopt;
+        if (c == '\n') break;
+        line += c;
+    }
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object()) return std::nullopt;
+    CountingAsk ask;
+    ask.metrics = j.value("counter_metrics", std::vector<std::string>{});
+    ask.max_kernels = j.value("max_kernels", request.max_kernels);
+    ask.trace_calls = j.value("trace_calls", 0);
+    ask.pc_sampling = j.value("pc_sampling", false);
+    ask.call_seconds = j.value("call_seconds", 0.0);
+    return ask;
+}
+
+nlohmann::json collect_counters(const CountingAsk& ask, const std::string& counters_library, GpuSession& gpu,
                                 const std::function<void(const std::string& phase)>& call) {
-    if (request.counters_library.empty()) return {{"error", "no counters library named in the request"}, {"stage", "load"}};
+    if (counters_library.empty()) return {{"error", "no counters library named in the request"}, {"stage", "load"}};
     // The library stays loaded: CUPTI keeps callbacks into it until the process ends (by _exit).
-    auto library = gpu::DynamicLibrary::open({request.counters_library}, gpu::DynamicLibrary::Lifetime::process);
+    auto library = gpu::DynamicLibrary::open({counters_library}, gpu::DynamicLibrary::Lifetime::process);
     if (!library) return {{"error", "cannot open the counters library: " + library.error().message}, {"stage", "load"}};
     decltype(&kp_counters_collect) collect = nullptr;
     decltype(&kp_counters_free) release = nullptr;
-    if (!library->bind(collect, "kp_counters_collect") || !library->bind(release, "kp_counters_free")) return {{"error", request.counters_library + " is not a kernelpro counters library"}, {"stage", "load"}};
-    nlohmann::json ask = {{"metrics", request.counter_metrics}, {"max_ranges", request.max_kernels}};
+    if (!library->bind(collect, "kp_counters_collect") || !library->bind(release, "kp_counters_free")) return {{"error", counters_library + " is not a kernelpro counters library"}, {"stage", "load"}};
     PassContext context{gpu, call, nullptr};
     auto started = std::chrono::steady_clock::now();
-    char* text = collect(ask.dump().c_str(), prepare_pass, call_pass, &context);
-    const double collect_seconds = seconds_since(started);
-    if (context.failure) {
+    nlohmann::json reply = {{"ranges", nlohmann::json::array()}, {"passes", 0}, {"seconds", nlohmann::json::object()}};
+    double collect_seconds = 0;
+    if (!ask.metrics.empty()) {  // a follow-up may only sample or trace
+        nlohmann::json request = {{"metrics", ask.metrics}, {"max_ranges", ask.max_kernels}};
+        char* text = collect(request.dump().c_str(), prepare_pass, call_pass, &context);
+        collect_seconds = seconds_since(started);
+        if (context.failure) {
+            release(text);
+            std::rethrow_exception(context.failure);
+        }
+        reply = nlohmann::json::parse(text ? text : "null", nullptr, false);
         release(text);
-        std::rethrow_exception(context.failure);
+        if (reply.is_discarded() || !reply.is_object()) return {{"error", "the counters library answered no JSON"}, {"stage", "reply"}};
+        if (reply.contains("error")) return reply;
     }
-    nlohmann::json reply = nlohmann::json::parse(text ? text : "null", nullptr, false);
-    release(text);
-    if (reply.is_discarded() || !reply.is_object()) return {{"error", "the counters library answered no JSON"}, {"stage", "reply"}};
-    if (reply.contains("error")) return reply;
     // The library timed its set-up, passes and decoding ("seconds"); the sampled call and the trace
     // are timed here (the profile's cost line shows where the worker's time went). PC sampling comes
     // first: while sampling is enabled CUPTI refuses the activity kinds (CUPTI_ERROR_NOT_COMPATIBLE
     // on the H200), and the sampled call disables it when done.
-    if (request.pc_sampling) {
+    if (ask.pc_sampling) {
         // The call's kernel time, from the counters (a pass's wall time is mostly the flush and
-        // CUPTI's own work: 36 ms a pass for a 30 us kernel).
+        // CUPTI's own work: 36 ms a pass for a 30 us kernel), else what the orchestrator knows of it.
         double per_call = 0;
         for (const auto& range : reply.value("ranges", nlohmann::json::array()))
             per_call += range.value("metrics", nlohmann::json::object()).value("gpu__time_duration.sum", 0.0) * 1e-9;
-        if (per_call <= 0) per_call = collect_seconds / std::max(1, reply.value("passes", 1));
+        if (per_call <= 0) per_call = ask.call_seconds;
+        if (per_call <= 0 && collect_seconds > 0) per_call = collect_seconds / std::max(1, reply.value("passes", 1));
+        if (per_call <= 0) per_call = 1e-3;
         started = std::chrono::steady_clock::now();
         add_pc_sampling(*library, context, per_call, reply);
         reply["seconds"]["pc_sampling"] = seconds_since(started);
     }
-    if (request.trace_calls > 0) {
+    if (ask.trace_calls > 0) {
         started = std::chrono::steady_clock::now();
-        add_call_trace(request, *library, context, reply);
+        add_call_trace(ask.trace_calls, *library, context, reply);
         reply["seconds"]["trace"] = seconds_since(started);
     }
     return reply;

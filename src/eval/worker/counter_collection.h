@@ -3,7 +3,9 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,9 +15,26 @@
 
 namespace kp::worker {
 
+// One collection of a counters run: the request's own, or a follow-up read from stdin.
+struct CountingAsk {
+    std::vector<std::string> metrics;  // none: no replay pass (a follow-up that only samples)
+    int max_kernels = 16;
+    int trace_calls = 0;
+    bool pc_sampling = false;
+    double call_seconds = 0;  // the call's kernel time, for the sampling period when no metric gives it
+};
+
+// What the request asks of its first collection.
+CountingAsk first_ask(const WorkerRequest& request);
+
+// A follow-up collection from one line of stdin ({"counter_metrics": [...], "trace_calls": N,
+// "pc_sampling": bool, "call_seconds": S}); nullopt at the end of stdin, after `wait_seconds` of
+// silence, or on a line that is not such an object (the orchestrator writes nothing else).
+std::optional<CountingAsk> read_follow_up(int fd, const WorkerRequest& request, double wait_seconds);
+
 // The library's reply (see src/gpu/counters/kp_counters.h), or {"error": ...} when the library
 // cannot be opened. A failure of the candidate's own call is rethrown as it was (WorkerFailure).
-nlohmann::json collect_counters(const WorkerRequest& request, GpuSession& gpu,
+nlohmann::json collect_counters(const CountingAsk& ask, const std::string& counters_library, GpuSession& gpu,
                                 const std::function<void(const std::string& phase)>& call);
 
 // Switches PC sampling on before the candidate's module loads (CUPTI gives PC records only for

@@ -195,7 +195,7 @@ nlohmann::json with_profiled_call(const WorkerRequest& request, GpuSession& gpu,
     if (request.mode == "profile_counters" && !request.counters_library.empty()) {
         auto counters = gpu::DynamicLibrary::open({request.counters_library}, gpu::DynamicLibrary::Lifetime::process);
         // PC records exist only for modules loaded while sampling is enabled: before the candidate's.
-        if (counters && request.pc_sampling) enable_pc_sampling_early(*counters);
+        if (counters && (request.pc_sampling || request.pc_sampling_later)) enable_pc_sampling_early(*counters);
     }
     // A trusted reference (the PyTorch bridge) starts before the sandbox, as in an evaluation.
     KernelLibrary library;
@@ -223,10 +223,19 @@ nlohmann::json run_profile(const WorkerRequest& request, GpuSession& gpu, const 
 
 nlohmann::json run_counters(const WorkerRequest& request, GpuSession& gpu, const Channel& channel, CandidateGate& gate) {
     return with_profiled_call(request, gpu, channel, gate, [&](const auto& call, double prepare_seconds) -> nlohmann::json {
-        channel.progress("counters", {{"metrics", request.counter_metrics.size()}});
-        nlohmann::json counters = collect_counters(request, gpu, call);
-        if (counters.is_object() && !counters.contains("error")) counters["seconds"]["prepare"] = prepare_seconds;
-        return {{"type", "result"}, {"counters", std::move(counters)}};
+        CountingAsk ask = first_ask(request);
+        for (int collections = 1;; ++collections) {
+            channel.progress("counters", {{"metrics", ask.metrics.size()}, {"collection", collections}});
+            nlohmann::json counters = collect_counters(ask, request.counters_library, gpu, call);
+            if (collections == 1 && counters.is_object() && !counters.contains("error")) counters["seconds"]["prepare"] = prepare_seconds;
+            if (!request.follow_ups) return {{"type", "result"}, {"counters", std::move(counters)}};
+            // The orchestrator answers each collection with the next one, or ends stdin; it never
+            // takes ten minutes to plan one.
+            channel.send({{"type", "collection"}, {"counters", std::move(counters)}});
+            auto next = read_follow_up(0, request, 600);
+            if (!next) return {{"type", "result"}, {"collections", collections}};
+            ask = std::move(*next);
+        }
     });
 }
 

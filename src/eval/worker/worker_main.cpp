@@ -1,6 +1,6 @@
 // kernelpro-worker: owns the CUDA context and loads kernel libraries, so that whatever a candidate
 // does (illegal address, hang, abort, exhausting memory) ends this process and not the
-// orchestrator. Reads one request (JSON) on stdin and answers with JSON lines on the channel file
+// orchestrator. Reads one request (a JSON line) on stdin and answers with JSON lines on the channel file
 // descriptor given by --channel-fd; see docs/worker-protocol.md. Candidate code runs sandboxed
 // (src/sandbox): this process becomes the supervisor and the work happens in a confined child.
 //
@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <iterator>
 #include <optional>
 #include <string>
 
@@ -62,7 +61,10 @@ void close_inherited_descriptors(int keep) {
 
 std::optional<WorkerRequest> read_request(const Channel& channel) {
     try {
-        std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+        // One line (or everything up to the end of stdin): with follow-ups the orchestrator keeps
+        // stdin open and writes the next line only after the worker's answer to this one.
+        std::string text;
+        std::getline(std::cin, text);
         auto j = nlohmann::json::parse(text);
         if (j.value("protocol", "") != kWorkerProtocol) {
             Channel(channel.fd(), j.value("nonce", "")).send(
