@@ -11,6 +11,8 @@
 
 #include "analysis/roofline.h"
 #include "analysis/tool_registry.h"
+#include "autoprofiler/profile_cost.h"
+#include "profile/cupti_counter_collector.h"
 #include "profile/ncu_collector.h"
 
 namespace kp::autoprofiler {
@@ -76,8 +78,14 @@ std::vector<std::string> tools_of_actions(const std::vector<std::string>& action
     return tools;
 }
 
+std::vector<std::string> counters_of_action(const std::string& action) {
+    if (action == kRooflineAction) return profile::counted_metrics(analysis::roofline_metric_names());
+    const auto* tool = analysis::default_tool_registry().find(tool_of_action(action));
+    return tool ? profile::counted_metrics(tool->needs().metrics) : std::vector<std::string>{};
+}
+
 bool runs_in_collection(const std::string& action, const ActionCost& cost) {
-    if (cost.passes > 0 || action == kLinesAction) return true;
+    if (cost.passes > 0 || action == kLinesAction || !counters_of_action(action).empty()) return true;
     const auto* tool = analysis::default_tool_registry().find(tool_of_action(action));
     return tool && tool->needs().timeline;  // the call's trace, taken in the counters run
 }
@@ -98,8 +106,13 @@ Result<CostTable> load_cost_table(const std::filesystem::path& path) {
     CostTable table;
     table.gpu = doc["gpu"].value_or(std::string());
     table.source = doc["source"].value_or(std::string());
+    table.chip = doc["chip"].value_or(std::string());
+    table.process_seconds = doc["process_seconds"].value_or(0.0);
     table.collection_seconds = doc["collection_seconds"].value_or(0.0);
+    table.seconds_per_pass = doc["seconds_per_pass"].value_or(-1.0);
     if (table.gpu.empty()) return make_error(path.string() + ":1: `gpu` (the GPU these costs were measured on) is missing");
+    if (table.process_seconds < 0 || table.collection_seconds < 0)
+        return make_error(path.string() + ": process_seconds and collection_seconds must be >= 0");
     if (auto* actions = doc["action"].as_table()) {
         for (auto& [key, node] : *actions) {
             const std::string name(key.str());
@@ -115,6 +128,11 @@ Result<CostTable> load_cost_table(const std::filesystem::path& path) {
     }
     for (const auto& a : action_catalogue())
         if (!table.actions.count(a)) return make_error(fmt::format("{}: no cost for action '{}'", path.string(), a));
+    // A table from before 2026-12-07 gives no seconds per pass: the roofline's seconds over its passes.
+    if (table.seconds_per_pass < 0) {
+        const auto& roofline = table.of(kRooflineAction);
+        table.seconds_per_pass = roofline.passes > 0 ? roofline.seconds / roofline.passes : 0;
+    }
     return table;
 }
 
@@ -122,7 +140,10 @@ std::string to_toml(const CostTable& table) {
     std::ostringstream out;
     out << "# Profiling cost per action on one GPU (docs/autoprofiler.md). Re-seed with\n"
         << "# `kernelpro autoprofile costs --recordings DIR --gpu NAME`.\n";
-    out << fmt::format("gpu = \"{}\"\nsource = \"{}\"\ncollection_seconds = {:.4f}\n", table.gpu, table.source, table.collection_seconds);
+    out << fmt::format("gpu = \"{}\"\nsource = \"{}\"\n", table.gpu, table.source);
+    if (!table.chip.empty()) out << fmt::format("chip = \"{}\"\n", table.chip);
+    out << fmt::format("process_seconds = {:.4f}\ncollection_seconds = {:.4f}\nseconds_per_pass = {:.4f}\n", table.process_seconds,
+                       table.collection_seconds, table.seconds_per_pass);
     for (const auto& a : action_catalogue()) {
         const auto& c = table.of(a);
         out << fmt::format("\n[action.\"{}\"]\nseconds = {:.4f}\npasses = {}\n", a, c.seconds, c.passes);
@@ -141,7 +162,8 @@ double median(std::vector<double> v) {
 }  // namespace
 
 Result<CostTable> seed_cost_table(const std::vector<std::filesystem::path>& replies, std::string gpu) {
-    std::vector<double> fixed, per_pass, passes, sampling, trace;
+    std::vector<double> process, fixed, per_pass, passes, sampling, trace;
+    std::string chip;
     for (const auto& path : replies) {
         std::ifstream in(path);
         nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
@@ -149,11 +171,13 @@ Result<CostTable> seed_cost_table(const std::vector<std::filesystem::path>& repl
             return make_error(path.string() + ": not a counters reply (no seconds/passes)");
         const double p = j["passes"].get<double>();
         if (p <= 0) continue;
+        if (chip.empty()) chip = j.value("chip", std::string());
         const auto& s = j["seconds"];
         auto phase = [&](const char* name) { return s.contains(name) && s[name].is_number() ? s[name].get<double>() : 0.0; };
         // "process" (the worker's start, context and module load, measured around it) is in replies
-        // recorded since 2026-12-07; older ones charge the set-up, inputs and decoding only.
-        fixed.push_back(phase("process") + phase("setup") + phase("prepare") + phase("decode"));
+        // recorded since 2026-12-07; older ones charge the inputs and the warm-up call only.
+        process.push_back(phase("process") + phase("prepare"));
+        fixed.push_back(phase("setup") + phase("decode"));
         per_pass.push_back(phase("passes") / p);
         passes.push_back(p);
         if (s.contains("pc_sampling")) sampling.push_back(phase("pc_sampling"));
@@ -162,34 +186,40 @@ Result<CostTable> seed_cost_table(const std::vector<std::filesystem::path>& repl
     if (passes.empty()) return make_error("no counters reply with a measured pass count");
     CostTable table;
     table.gpu = std::move(gpu);
-    table.source = fmt::format("seeded from {} recorded CUPTI counter replies (median fixed cost, seconds per pass, passes, PC sampling, trace)",
-                               passes.size());
+    table.process_seconds = median(process);
     table.collection_seconds = median(fixed);
-    const double seconds_per_pass = median(per_pass);
+    table.seconds_per_pass = median(per_pass);
     table.actions[kLinesAction] = {median(sampling), 0};
 
-    // The model's passes per action, then scaled to what was measured for the whole set.
-    const auto& roofline = analysis::roofline_metric_names();
-    const int roofline_passes = std::max(1, profile::estimate_ncu_replay_passes(roofline, {}, false));
-    std::map<std::string, int> modelled{{kRooflineAction, roofline_passes}};
+    // Each action's passes alone (a tool's beyond the roofline's): CUPTI's plan for the chip.
+    const auto roofline = counters_of_action(kRooflineAction);
+    std::map<std::string, std::vector<std::string>> own{{kRooflineAction, roofline}};
     std::set<std::string> every(roofline.begin(), roofline.end());
     for (const auto* tool : analysis::default_tool_registry().all()) {
-        auto needs = tool->needs();
-        std::vector<std::string> own;
-        for (const auto& m : needs.metrics)
-            if (std::find(roofline.begin(), roofline.end(), m) == roofline.end()) own.push_back(m);
-        every.insert(own.begin(), own.end());
-        modelled["tool:" + std::string(tool->name())] = own.empty() ? 0 : std::max(1, profile::estimate_ncu_replay_passes(own, {}, false));
+        const std::string action = "tool:" + std::string(tool->name());
+        std::vector<std::string> beyond;
+        for (const auto& m : counters_of_action(action))
+            if (std::find(roofline.begin(), roofline.end(), m) == roofline.end()) beyond.push_back(m);
+        every.insert(beyond.begin(), beyond.end());
+        own[action] = std::move(beyond);
     }
+    const bool planned = planned_passes(chip, {every.begin(), every.end()}).has_value();
+    table.chip = planned ? chip : "";
+    // Without the counters library: the counter-pass model, scaled to what was measured for the whole set.
     const int modelled_all = std::max(1, profile::estimate_ncu_replay_passes({every.begin(), every.end()}, {}, false));
     const double scale = median(passes) / modelled_all;
-    for (const auto& [action, p] : modelled) {
-        const int scaled = p == 0 ? 0 : std::max(1, static_cast<int>(p * scale + 0.5));
-        table.actions[action] = {scaled * seconds_per_pass, scaled};
+    for (const auto& [action, counters] : own) {
+        int p = 0;
+        if (!counters.empty())
+            p = planned ? planned_passes(chip, counters).value_or(0)
+                        : std::max(1, static_cast<int>(std::max(1, profile::estimate_ncu_replay_passes(counters, {}, false)) * scale + 0.5));
+        table.actions[action] = {p * table.seconds_per_pass, p};
     }
     // A timeline is the call traced in the counters run, after its passes (no replay).
     for (const auto* tool : analysis::default_tool_registry().all())
         if (tool->needs().timeline) table.actions["tool:" + std::string(tool->name())].seconds += median(trace);
+    table.source = fmt::format("seeded from {} recorded CUPTI counter replies (medians; passes {})", passes.size(),
+                               planned ? "as CUPTI plans them for " + chip : "by the counter-pass model");
     return table;
 }
 

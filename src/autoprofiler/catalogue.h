@@ -45,32 +45,39 @@ struct ActionCost {
     bool operator==(const ActionCost&) const = default;
 };
 
-// Costs per action on one GPU (autoprofiler/costs/<gpu>.toml). `collection_seconds` is charged
-// once when any action that runs in the counters worker is taken (one with replay passes, PC
-// sampling, or a timeline tool's trace): the collection's fixed cost (the worker's start, CUDA
-// context, module load, CUPTI's set-up, the inputs).
+// What profiling costs on one GPU (autoprofiler/costs/<gpu>.toml), in the parts a live profile
+// spends it in (profile_cost.h adds them up for the actions a walk takes): the counters worker's
+// start (once), each counter collection's CUPTI set-up and decoding, replay passes (as CUPTI plans
+// them for the union of a collection's counters on `chip`), the PC-sampled call, the traced call.
+// `actions` gives each action alone: counters:roofline its own passes, a tool the passes of its
+// counters beyond the roofline's, PC sampling and the timeline tools their seconds.
 struct CostTable {
     std::string gpu;
     std::string source;                 // how it was measured
-    double collection_seconds = 0;
+    std::string chip;                   // CUPTI's name for it ("GH100"); empty: passes add up per action
+    double process_seconds = 0;         // the worker's start, CUDA context, module load, inputs, warm-up call
+    double collection_seconds = 0;      // one counter collection's CUPTI set-up and decoding
+    double seconds_per_pass = 0;
     std::map<std::string, ActionCost> actions;
     // An action missing from the table is an error at load time, so lookups here always succeed.
     const ActionCost& of(const std::string& action) const;
 };
 
 Result<CostTable> load_cost_table(const std::filesystem::path& path);
-// Whether taking the action starts the counters collection (and so pays its fixed cost).
+// Whether taking the action needs the counters worker (replay passes, PC sampling, the call's trace).
 bool runs_in_collection(const std::string& action, const ActionCost& cost);
+// The counters an action counts: the roofline's group, a tool's; none for the others.
+std::vector<std::string> counters_of_action(const std::string& action);
 std::string to_toml(const CostTable& table);
 
-// Seeds a table from recorded CUPTI counter replies (<kernel>.counters.json: measured setup
-// seconds, passes and seconds per pass): fixed cost = median of what a collection spends outside its
-// passes, PC sampling and trace (the worker's start and context, its inputs, CUPTI's set-up and
-// decoding); PC sampling = median of its seconds; a timeline tool = median trace seconds (the
-// call traced in the counters run); seconds per pass = median of
-// passes seconds / passes; each action's passes by the counter-pass model (estimate_ncu_replay_passes)
-// for its own metrics beyond the roofline's, scaled so the full set matches the median measured
-// passes; SASS/ptxas-only tools cost no passes and no collection time (the build already disassembles).
+// Seeds a table from recorded CUPTI counter replies (<kernel>.counters.json, first collections of
+// the default profile): the worker's start = median of "process" (measured around the worker) plus
+// "prepare"; a collection's fixed cost = median of CUPTI's set-up plus decoding; seconds per pass
+// = median of passes seconds / passes; PC sampling = median of its seconds; a timeline tool =
+// median trace seconds; each action's passes as CUPTI plans them for the replies' chip (alone, a
+// tool's beyond the roofline's), or, without the counters library, by the counter-pass model
+// scaled so that the full set matches the median measured passes. SASS/ptxas-only tools cost
+// nothing (the build already disassembles).
 Result<CostTable> seed_cost_table(const std::vector<std::filesystem::path>& counters_replies, std::string gpu);
 
 }  // namespace kp::autoprofiler

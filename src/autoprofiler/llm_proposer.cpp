@@ -21,7 +21,12 @@ std::string llm_proposal_prompt(const ProposalContext& c) {
         << (c.budget.passes < (1 << 20) ? fmt::format("{} replay passes", c.budget.passes) : fmt::format("{} s", c.budget.seconds))
         << "; actions that do not fit are dropped in order.\n\nSignals:\n";
     for (const auto& s : signal_catalogue()) out << "- " << s.name << (s.needs.empty() ? "" : " (needs " + s.needs + ")") << ": " << s.description << "\n";
-    out << "\nActions (seconds, passes):\n";
+    out << fmt::format("\nCosts: a profile that runs anything on the GPU pays {:.3f} s to start its worker and {:.3f} s per counter "
+                       "collection, plus {:.4f} s per replay pass. A tree without a test counts the roofline and its tools in one "
+                       "collection; a tree with a test always counts the roofline first, then its leaf's counters in a second. "
+                       "Counters share passes: a collection's passes are fewer than the sum of its actions'.\n",
+                       c.costs.process_seconds, c.costs.collection_seconds, c.costs.seconds_per_pass);
+    out << "\nActions alone (seconds, passes; a tool's beyond the roofline's):\n";
     for (const auto& a : action_catalogue()) out << fmt::format("- {} ({:.3f} s, {} passes)\n", a, c.costs.of(a).seconds, c.costs.of(a).passes);
     out << "\nCurrent tree:\n```toml\n" << to_toml(c.tree) << "```\n\nOutcomes on the training kernels:\n";
     for (size_t i = 0; i < c.train.size(); ++i) {

@@ -5,6 +5,7 @@
 #include "analysis/feedback.h"
 #include "analysis/tool_registry.h"
 #include "autoprofiler/named_trees.h"
+#include "autoprofiler/profile_cost.h"
 
 namespace kp::autoprofiler {
 
@@ -23,39 +24,58 @@ std::vector<TreeOutcome> walk_profile(const TreeChoice& choice, const diagnose::
     return out;
 }
 
-std::vector<std::string> leaf_tools(const TreeChoice& choice, const analysis::ProfileData& kernel,
-                                    const analysis::RooflineResult& roofline, const std::filesystem::path& counters_reply) {
+diagnose::Stage2Choice leaf_choice(const TreeChoice& choice, const analysis::ProfileData& kernel,
+                                   const analysis::RooflineResult& roofline, const std::filesystem::path& counters_reply) {
     diagnose::KernelDiagnosis counted;  // what stage 1 knows: the roofline, the SASS, the task
     counted.diagnosis.kernel_name = kernel.kernel_name;
     counted.diagnosis.roofline = roofline;
     counted.roofline_known = true;
     counted.sass = kernel.sass;
     counted.task = kernel.task;
-    return tools_of_actions(evaluate_tree(choice.tree, record_of(counted, counters_reply), choice.costs, choice.budget, false).taken);
+    const auto taken = evaluate_tree(choice.tree, record_of(counted, counters_reply), choice.costs, choice.budget, false).taken;
+    return {tools_of_actions(taken), std::find(taken.begin(), taken.end(), kLinesAction) != taken.end()};
 }
 
 void collect_by_tree(const TreeChoice& choice, diagnose::ProfileOptions& options, const std::filesystem::path& counters_reply) {
-    // PC sampling must be on before the candidate's module loads, in the first collection, before
-    // any test of the tree is known: it runs when some node of the tree takes it (exactly what a
-    // one-leaf tree asks for; a tree that tests may pay for samples its leaf then does not show).
+    // PC sampling is switched on before the candidate's module loads when some node of the tree
+    // takes it; a tree that tests samples in stage 2, only when a kernel's leaf takes it.
     const bool samples = std::any_of(choice.tree.nodes.begin(), choice.tree.nodes.end(), [](const auto& entry) {
         const auto& actions = entry.second.collect;
         return std::find(actions.begin(), actions.end(), kLinesAction) != actions.end();
     });
     if (!samples) options.collectors.erase("pcsampling");
-    // A tree without a test (none, roofline, full, a learner's first tree) knows its tools before
-    // anything is counted: the usual plan collects them, in one run when they fit the budget.
+    auto no_gpu = [&] {
+        for (const char* c : {"ncu", "timeline", "pcsampling", "source", "occupancy"}) options.collectors.erase(c);
+    };
     const auto root = choice.tree.nodes.find(choice.tree.root);
     if (root != choice.tree.nodes.end() && root->second.is_leaf()) {
-        auto tools = tools_of_actions(root->second.collect);
-        if (!tools.empty()) {
-            options.tools = std::move(tools);
+        // A tree without a test (none, roofline, full, a learner's first tree) knows what it takes
+        // before anything is counted (what fits the budget): nothing on the GPU when that needs no
+        // worker, else one run with the tools' counters, the trace only for a tool that reads it.
+        const auto taken = evaluate_tree(choice.tree, KernelRecord{}, choice.costs, choice.budget, false).taken;
+        const bool on_gpu = std::any_of(taken.begin(), taken.end(), [&](const auto& a) { return runs_in_collection(a, choice.costs.of(a)); });
+        const auto tools = tools_of_actions(taken);
+        const bool traces = std::any_of(tools.begin(), tools.end(), [](const std::string& t) {
+            const auto* tool = analysis::default_tool_registry().find(t);
+            return tool && tool->needs().timeline;
+        });
+        if (!traces) options.collectors.erase("timeline");
+        if (std::find(taken.begin(), taken.end(), kLinesAction) == taken.end()) options.collectors.erase("pcsampling");
+        if (!on_gpu) no_gpu();
+        if (!tools.empty() || !on_gpu) {
+            options.tools = tools;
+            options.stages = analysis::StagePlan::one_run;
             return;
         }
+    } else if (root != choice.tree.nodes.end()) {
+        // A tree that tests counts the roofline's collection first: when that does not fit the
+        // budget, nothing runs on the GPU (the walk charges it, and drops every action that needs it).
+        const ActionCost forced = profile_cost({}, CollectionShape::roofline_first, choice.costs);
+        if (forced.passes > choice.budget.passes || forced.seconds > choice.budget.seconds + 1e-12) no_gpu();
     }
     options.tools = analysis::default_tool_registry().names();
-    options.stage2_tools = [choice, counters_reply](const analysis::ProfileData& kernel, const analysis::RooflineResult& roofline) {
-        return leaf_tools(choice, kernel, roofline, counters_reply);
+    options.stage2_choice = [choice, counters_reply](const analysis::ProfileData& kernel, const analysis::RooflineResult& roofline) {
+        return leaf_choice(choice, kernel, roofline, counters_reply);
     };
 }
 

@@ -30,16 +30,17 @@ std::vector<TreeOutcome> walk_profile(const TreeChoice& choice, const diagnose::
                                       const std::filesystem::path& counters_reply);
 
 // Makes a live profile collect what the tree's leaves take instead of the fixed plan: the first
-// collection holds the roofline's counters and the launch facts, then stage 2 counts only what the
-// tools of each kernel's leaf need. The tree's static signals are read from `counters_reply`, the
+// collection holds the roofline's counters and the launch facts, then stage 2, in the same worker,
+// counts only what the tools of each kernel's leaf need (and samples PCs when a leaf takes them). The tree's static signals are read from `counters_reply`, the
 // first collection's reply (options.counters_reply_file, which the caller sets). Every tool still
 // diagnoses (options.tools: all of them); walk_profile then shows the leaf's findings, walked on
 // the same signals, so from the same leaf.
 void collect_by_tree(const TreeChoice& choice, diagnose::ProfileOptions& options, const std::filesystem::path& counters_reply);
 
-// The tools the tree's leaf takes for one kernel, from its first collection and roofline class.
-std::vector<std::string> leaf_tools(const TreeChoice& choice, const analysis::ProfileData& kernel,
-                                    const analysis::RooflineResult& roofline, const std::filesystem::path& counters_reply);
+// What the tree's leaf takes for one kernel, from its first collection and roofline class: its
+// tools, and whether it samples PCs (lines:pc_sampling on the walked path).
+diagnose::Stage2Choice leaf_choice(const TreeChoice& choice, const analysis::ProfileData& kernel,
+                                   const analysis::RooflineResult& roofline, const std::filesystem::path& counters_reply);
 
 nlohmann::json to_json(const TreeOutcome& outcome);
 

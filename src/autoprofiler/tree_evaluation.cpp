@@ -4,26 +4,30 @@
 #include <set>
 
 #include "analysis/feedback.h"
+#include "autoprofiler/profile_cost.h"
 
 namespace kp::autoprofiler {
 
 namespace {
 
-// Tries one action against the budget; the collection's fixed cost is charged with the first
-// action that runs in it.
-bool take(const std::string& action, const CostTable& costs, const Budget& budget, TreeOutcome& out, bool& collection_started) {
+bool fits(const ActionCost& cost, const Budget& budget) {
+    return cost.seconds <= budget.seconds + 1e-12 && cost.passes <= budget.passes;
+}
+
+// Tries one action against the budget: what the profile costs with it (profile_cost: counters
+// share passes, the worker starts once) must fit. With `gpu` off (the forced first collection
+// does not fit) only actions that need no worker are taken.
+bool take(const std::string& action, const CostTable& costs, CollectionShape shape, bool gpu, const Budget& budget, TreeOutcome& out) {
     if (std::find(out.taken.begin(), out.taken.end(), action) != out.taken.end()) return true;
-    ActionCost extra = costs.of(action);
-    const bool in_collection = runs_in_collection(action, extra);
-    if (in_collection && !collection_started) extra.seconds += costs.collection_seconds;
-    if (out.cost.seconds + extra.seconds > budget.seconds + 1e-12 || out.cost.passes + extra.passes > budget.passes) {
+    auto with = out.taken;
+    with.push_back(action);
+    const ActionCost cost = profile_cost(with, shape, costs);
+    if ((!gpu && runs_in_collection(action, costs.of(action))) || !fits(cost, budget)) {
         if (std::find(out.dropped.begin(), out.dropped.end(), action) == out.dropped.end()) out.dropped.push_back(action);
         return false;
     }
-    if (in_collection) collection_started = true;
-    out.cost.seconds += extra.seconds;
-    out.cost.passes += extra.passes;
-    out.taken.push_back(action);
+    out.taken = std::move(with);
+    out.cost = cost;
     return true;
 }
 
@@ -33,10 +37,10 @@ void take_measured(const std::vector<std::string>& actions, const ActionCost& co
     std::vector<std::string> fresh;
     for (const auto& a : actions)
         if (std::find(out.taken.begin(), out.taken.end(), a) == out.taken.end()) fresh.push_back(a);
-    const bool fits = out.cost.seconds + cost.seconds <= budget.seconds + 1e-12 && out.cost.passes + cost.passes <= budget.passes;
-    auto& into = fits ? out.taken : out.dropped;
+    const bool fit = fits({out.cost.seconds + cost.seconds, out.cost.passes + cost.passes}, budget);
+    auto& into = fit ? out.taken : out.dropped;
     into.insert(into.end(), fresh.begin(), fresh.end());
-    if (!fits) return;
+    if (!fit) return;
     out.cost.seconds += cost.seconds;
     out.cost.passes += cost.passes;
 }
@@ -59,8 +63,16 @@ std::string render(const KernelRecord& kernel, const std::vector<analysis::Findi
 TreeOutcome evaluate_tree(const ProfilingTree& tree, const KernelRecord& kernel, const CostTable& costs, const Budget& budget,
                           bool render_text) {
     TreeOutcome out;
-    bool collection_started = false;
     std::string at = tree.root;
+    // A tree that tests counts the roofline's collection first, whatever it takes (as a live profile
+    // does): charged at the root; when it does not fit, nothing runs on the GPU.
+    const CollectionShape shape = tree.nodes.at(tree.root).is_leaf() ? CollectionShape::one_run : CollectionShape::roofline_first;
+    bool gpu = true;
+    if (shape == CollectionShape::roofline_first) {
+        const ActionCost forced = profile_cost({}, shape, costs);
+        gpu = fits(forced, budget);
+        if (gpu) out.cost = forced;
+    }
     // validate_tree refused cycles; the bound only guards a tree built in code without validation.
     for (size_t steps = 0; steps <= tree.nodes.size(); ++steps) {
         const TreeNode& node = tree.nodes.at(at);
@@ -69,7 +81,7 @@ TreeOutcome evaluate_tree(const ProfilingTree& tree, const KernelRecord& kernel,
             take_measured(node.collect, *node.measured_cost, budget, out);
             break;
         }
-        for (const auto& a : node.collect) take(a, costs, budget, out, collection_started);
+        for (const auto& a : node.collect) take(a, costs, shape, gpu, budget, out);
         if (node.is_leaf()) break;
         const SignalInfo* s = find_signal(node.signal);
         const bool known = s && (s->needs.empty() || std::find(out.taken.begin(), out.taken.end(), s->needs) != out.taken.end());

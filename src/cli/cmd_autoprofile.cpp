@@ -121,7 +121,11 @@ int run_catalogue(const AutoprofileArgs& a) {
     std::cout << "Signals (tested by internal nodes):\n";
     for (const auto& s : ap::signal_catalogue())
         std::cout << fmt::format("  {:<32} {:<18} {}\n", s.name, s.needs.empty() ? "(static)" : s.needs, s.description);
-    std::cout << fmt::format("\nActions on {} (collection start-up {:.3f} s):\n", costs->gpu, costs->collection_seconds);
+    std::cout << fmt::format("\nOn {}{}: the worker's start {:.3f} s, each counter collection {:.3f} s, {:.4f} s per replay pass "
+                             "(a collection's passes: {})\n",
+                             costs->gpu, costs->chip.empty() ? "" : " (" + costs->chip + ")", costs->process_seconds, costs->collection_seconds,
+                             costs->seconds_per_pass, costs->chip.empty() ? "its actions' added" : "CUPTI's plan for its counters");
+    std::cout << "Actions alone (a tool's passes beyond the roofline's):\n";
     for (const auto& act : ap::action_catalogue())
         std::cout << fmt::format("  {:<40} {:>7.3f} s {:>3} passes\n", act, costs->of(act).seconds, costs->of(act).passes);
     return kExitOk;

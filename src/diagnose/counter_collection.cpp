@@ -50,7 +50,8 @@ std::vector<std::string> worker_argv(const fs::path& worker, const fs::path& req
 
 CounterCollection::CounterCollection(const ProfileOptions& options, CounterTarget target, profile::CollectorCache cache,
                                      fs::path scratch, ProfileReport& report)
-    : options_(&options), target_(std::move(target)), cache_(std::move(cache)), scratch_(std::move(scratch)), report_(&report) {}
+    : options_(&options), target_(std::move(target)), cache_(std::move(cache)), scratch_(std::move(scratch)), report_(&report),
+      cupti_(cache_) {}
 
 Result<CounterCollection> CounterCollection::open(const ProfileOptions& options, CounterTarget target, profile::CollectorCache cache,
                                                   fs::path scratch, ProfileReport& report) {
@@ -67,17 +68,37 @@ Result<CounterCollection> CounterCollection::open(const ProfileOptions& options,
 }
 
 Result<profile::NcuResult> CounterCollection::collect(const std::vector<std::string>& metrics, bool source_page,
-                                                      const std::string& stage) {
+                                                      const std::string& stage, bool more_follow) {
     if (in_worker(source_page)) {
-        auto collected = collect_in_worker(metrics, "counters" + stage);
+        auto collected = collect_in_worker(metrics, "counters" + stage, more_follow, std::nullopt);
         if (collected || options_->counters == CounterSource::cupti) return collected;
         report_->notes.push_back("counters in the worker failed, using ncu: " + collected.error().message);
         cupti_usable_ = false;
     }
+    close();  // ncu runs the call under its own worker
     return collect_with_ncu(metrics, source_page, "ncu" + stage);
 }
 
-Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vector<std::string>& metrics, const std::string& label) {
+Result<profile::NcuResult> CounterCollection::collect_follow_up(const std::vector<std::string>& metrics, const FollowUp& extra,
+                                                                const std::string& stage) {
+    if (!cupti_usable_) {  // ncu counted before: it counts the rest, and the timeline collector traces
+        close();
+        if (metrics.empty()) return profile::NcuResult{};
+        return collect_with_ncu(metrics, false, "ncu" + stage);
+    }
+    auto collected = collect_in_worker(metrics, "counters" + stage, false, extra);
+    if (collected || options_->counters == CounterSource::cupti || metrics.empty()) return collected;
+    report_->notes.push_back("counters in the worker failed, using ncu: " + collected.error().message);
+    cupti_usable_ = false;
+    return collect_with_ncu(metrics, false, "ncu" + stage);
+}
+
+void CounterCollection::close() {
+    if (auto closed = cupti_.close(); !closed) report_->notes.push_back("counters worker: " + closed.error().message);
+}
+
+Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vector<std::string>& metrics, const std::string& label,
+                                                                bool keep_open, const std::optional<FollowUp>& follow_up) {
     profile::CounterRequest request;
     request.metrics = metrics;
     request.worker = target_.request;
@@ -88,24 +109,33 @@ Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vecto
     request.cache_key = target_.cache_key;
     request.refresh_cache = target_.refresh_cache;
     request.timeout = collection_timeout(*options_);
-    request.trace_calls = target_.trace_calls;
-    request.pc_sampling = target_.pc_sampling;
     request.environment = options_->environment;
-    profile::CuptiCounterCollector collector(cache_);
+    request.keep_open = keep_open;
+    if (follow_up) {  // the call's trace and samples as the follow-up asks (a fresh worker switches sampling on early itself)
+        request.trace_calls = follow_up->trace_calls;
+        request.pc_sampling = follow_up->sample_pcs;
+        request.call_seconds = follow_up->call_seconds;
+    } else if (target_.call_data_later) {
+        request.pc_sampling_later = target_.pc_sampling;
+    } else {
+        request.trace_calls = target_.trace_calls;
+        request.pc_sampling = target_.pc_sampling;
+    }
+    const bool fresh_worker = !cupti_.is_open();
     auto collected = [&] {
         ChargeTime charge{report_->collector_seconds["counters"]};
-        return collector.collect(request);
+        return cupti_.collect(request);
     }();
     if (!collected) return collected.error();
     ProfileReport& report = *report_;
     for (const auto& note : collected->notes) report.notes.push_back(note);
-    if (target_.trace_calls > 0) {
+    if (request.trace_calls > 0) {
         if (collected->timeline) call_timeline_.emplace(std::move(*collected->timeline), collected->traced_calls);
         else report.notes.push_back("timeline in the counters run: " +
                                     (collected->timeline_error.empty() ? std::string("none in the reply") : collected->timeline_error));
-        target_.trace_calls = 0;  // the first collection's trace is the call's; later ones need none
+        target_.trace_calls = 0;  // the call's trace is taken once; later collections need none
     }
-    if (target_.pc_sampling) {
+    if (request.pc_sampling) {
         if (collected->pc_sampling) pc_sampling_ = std::move(collected->pc_sampling);
         else report.notes.push_back("pc sampling: " + (collected->pc_sampling_error.empty() ? std::string("none in the reply")
                                                                                              : collected->pc_sampling_error));
@@ -121,14 +151,16 @@ Result<profile::NcuResult> CounterCollection::collect_in_worker(const std::vecto
         report.cached.push_back(label);
     } else {
         report.cupti_runs++;
+        if (fresh_worker) report.worker_starts++;
         if (const auto& seconds = collected->reply.value("seconds", nlohmann::json::object()); seconds.is_object())
             for (const auto& [phase, value] : seconds.items())
                 if (value.is_number() && phase != "total") report.worker_seconds[phase] += value.get<double>();
-        report.estimated_passes += collector.cost(request).replay_passes;
+        report.estimated_passes += cupti_.cost(request).replay_passes;
         report.counted_passes += profile::counted_replay_passes(result.kernels);
-        report.commands.push_back(fmt::format("{} (profile_counters: {} metrics through CUPTI's range profiler, {} passes{})",
-                                              target_.worker.string(), metrics.size(), collected->passes,
-                                              collected->chip.empty() ? "" : " on " + collected->chip));
+        report.commands.push_back(fmt::format("{} (profile_counters{}: {} metrics through CUPTI's range profiler, {} passes{}{}{})",
+                                              target_.worker.string(), fresh_worker ? "" : ", follow-up in the same worker", metrics.size(),
+                                              collected->passes, collected->chip.empty() ? "" : " on " + collected->chip,
+                                              request.pc_sampling ? ", PC sampling" : "", request.trace_calls > 0 ? ", trace" : ""));
     }
     return result;
 }

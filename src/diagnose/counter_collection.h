@@ -18,6 +18,7 @@
 #include "gpu/occupancy.h"
 #include "gpu/timeline.h"
 #include "profile/collector.h"
+#include "profile/cupti_counter_collector.h"
 #include "profile/kernel_metrics.h"
 #include "profile/pc_samples.h"
 #include "profile/ncu_collector.h"
@@ -37,6 +38,16 @@ struct CounterTarget {
     gpu::OccupancyLimits limits;         // this GPU's, for the per-resource occupancy limits
     int trace_calls = 0;                 // calls the first collection in the worker also traces
     bool pc_sampling = false;            // the first collection in the worker also samples PCs of one call
+    // The first collection in the worker leaves the trace and the PC samples to a follow-up
+    // (collect_follow_up), which takes them when asked (PC sampling is switched on early for it).
+    bool call_data_later = false;
+};
+
+// What a follow-up collection takes besides counters.
+struct FollowUp {
+    bool sample_pcs = false;
+    int trace_calls = 0;
+    double call_seconds = 0;  // one call's kernel time, from the first collection (the sampling period)
 };
 
 class CounterCollection {
@@ -49,8 +60,18 @@ public:
     bool in_worker(bool source_page) const { return cupti_usable_ && !source_page; }
 
     // `metrics` for every kernel of one call (and ncu's source page when asked). A cache hit is
-    // listed in the report as who counted ("counters" for the worker, "ncu") plus `stage`.
-    Result<profile::NcuResult> collect(const std::vector<std::string>& metrics, bool source_page, const std::string& stage = "");
+    // listed in the report as who counted ("counters" for the worker, "ncu") plus `stage`. With
+    // `more_follow`, a worker that counted stays for collect_follow_up.
+    Result<profile::NcuResult> collect(const std::vector<std::string>& metrics, bool source_page, const std::string& stage = "",
+                                       bool more_follow = false);
+    // The next collection of the same call in the worker that stayed (a fresh one when none did:
+    // the first collection came from the cache or ncu): `metrics` (may be none) and `extra`. Ends it.
+    Result<profile::NcuResult> collect_follow_up(const std::vector<std::string>& metrics, const FollowUp& extra, const std::string& stage);
+    // Ends a worker that stayed for a follow-up that will not come; what its ending revealed is a note.
+    void close();
+    // The first collection in the worker switches PC sampling on early but leaves the trace and the
+    // samples to collect_follow_up (target.call_data_later).
+    void leave_call_data_to_follow_up() { target_.call_data_later = true; }
 
     // The call's timeline the worker traced with its first collection (target.trace_calls), once;
     // with the number of calls it holds.
@@ -61,7 +82,8 @@ public:
 private:
     CounterCollection(const ProfileOptions& options, CounterTarget target, profile::CollectorCache cache,
                       std::filesystem::path scratch, ProfileReport& report);
-    Result<profile::NcuResult> collect_in_worker(const std::vector<std::string>& metrics, const std::string& label);
+    Result<profile::NcuResult> collect_in_worker(const std::vector<std::string>& metrics, const std::string& label, bool keep_open,
+                                                 const std::optional<FollowUp>& follow_up);
     Result<profile::NcuResult> collect_with_ncu(const std::vector<std::string>& metrics, bool source_page, const std::string& label);
     Status ensure_ncu();
     void record_ncu_commands(const std::vector<std::string>& commands);
@@ -73,6 +95,7 @@ private:
     ProfileReport* report_;
     std::optional<std::filesystem::path> counters_library_;
     bool cupti_usable_ = false;
+    profile::CuptiCounterCollector cupti_;  // keeps a worker between a collection and its follow-up
     std::optional<std::pair<gpu::Timeline, int>> call_timeline_;
     std::optional<profile::PcSampling> pc_sampling_;
     std::optional<profile::NcuCollector> ncu_;

@@ -21,14 +21,22 @@ namespace kp::diagnose {
 // worker only (an error when it cannot); ncu = always ncu.
 enum class CounterSource { automatic, cupti, ncu };
 
+// What stage 2 collects for one kernel, chosen once its first collection is in: the tools whose
+// counters it counts, and whether the call's PC samples are taken (the lines findings quote).
+struct Stage2Choice {
+    std::vector<std::string> tools;
+    bool sample_pcs = false;
+};
+
 struct ProfileOptions {
     std::string ncu_path;                  // empty: located (KERNELPRO_NCU, PATH, ...)
     std::vector<std::string> tools;        // empty: the tools of each kernel's roofline class
-    // Stage 2's tools for one kernel, chosen from its first collection (the roofline's counters
-    // and launch facts) and its roofline class: a profiling tree's leaf (autoprofiler::
-    // collect_by_tree). Set: the first collection holds the roofline's counters only, and stage 2
-    // counts what the chosen tools need instead of what the class's tools (or `tools`) need.
-    std::function<std::vector<std::string>(const analysis::ProfileData&, const analysis::RooflineResult&)> stage2_tools;
+    // Stage 2 for one kernel, chosen from its first collection (the roofline's counters and launch
+    // facts) and its roofline class: a profiling tree's leaf (autoprofiler::collect_by_tree). Set:
+    // the first collection holds the roofline's counters only, and stage 2, in the same worker,
+    // counts what the chosen tools need instead of what the class's tools (or `tools`) need; the
+    // call's PC samples and trace are taken there, when a kernel's choice asks for them.
+    std::function<Stage2Choice(const analysis::ProfileData&, const analysis::RooflineResult&)> stage2_choice;
     std::set<std::string> collectors = default_collector_registry().default_names();
     // Collectors asked for by name (--collectors): one that runs only when useful runs anyway (the
     // timeline for a call of one kernel).

@@ -28,7 +28,8 @@ std::string joined(const std::vector<std::string>& parts) {
 
 std::string cost_line(const ProfileReport& report) {
     std::string out = fmt::format("\nprofiling cost: {:.1f} s", report.seconds);
-    if (report.cupti_runs > 0) out += fmt::format(", counters in the worker ({} run(s))", report.cupti_runs);
+    if (report.cupti_runs > 0)
+        out += fmt::format(", counters in the worker ({} collection(s), {} worker start(s))", report.cupti_runs, report.worker_starts);
     if (report.ncu_runs > 0) out += fmt::format(", {} ncu run(s)", report.ncu_runs);
     if (report.cupti_runs + report.ncu_runs > 0)
         out += report.counted_passes > 0 ? fmt::format(", {} replay passes", report.counted_passes)
@@ -110,6 +111,7 @@ nlohmann::json profile_report_json(const ProfileReport& report) {
             {"kernels", kernels},
             {"call", report.call ? analysis::to_json(*report.call) : nlohmann::json()},
             {"cost", {{"seconds", report.seconds}, {"ncu_runs", report.ncu_runs}, {"cupti_runs", report.cupti_runs},
+                      {"worker_starts", report.worker_starts},
                       {"estimated_replay_passes", report.estimated_passes},
                       {"replay_passes", report.counted_passes > 0 ? nlohmann::json(report.counted_passes) : nlohmann::json()},
                       {"collector_seconds", report.collector_seconds}, {"worker_seconds", report.worker_seconds}, {"cached", report.cached},

@@ -43,6 +43,7 @@ struct ProfileReport {
     double seconds = 0;                    // wall time of the profiling (not the build)
     int ncu_runs = 0;
     int cupti_runs = 0;                    // counter collections in the worker (CUPTI range profiler)
+    int worker_starts = 0;                 // counters workers started (a follow-up collection reuses one)
     int estimated_passes = 0;              // replay passes, by our model (0 when all came from the cache)
     int counted_passes = 0;                // kernel replays as counted (ncu's profiler__replayer_passes, CUPTI's passes per kernel); 0: unknown
     std::map<std::string, double> collector_seconds;  // wall time per collector (sass overlaps ncu)

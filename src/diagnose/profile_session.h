@@ -74,6 +74,11 @@ struct ProfileSession {
     int call_timeline_calls = 1;
     // CUPTI's PC samples of one call, when the counters run took them (or the recorded reply holds them).
     std::optional<profile::PcSampling> pc_sampling;
+    // With a profiling tree (options.stage2_choice) the first collection in the worker leaves the
+    // call's trace and PC samples to stage 2, which takes them when a kernel's leaf does: the
+    // timeline and the lines are then read after it (stage2_traces: it asked for the trace).
+    bool call_data_later = false;
+    bool stage2_traces = false;
     bool all_tools_counted = false;        // every tool's counters are in hand already
     analysis::ProfilingPlan one_run_plan;  // their plan, when all_tools_counted
 

@@ -140,7 +140,8 @@ TEST(Learner, AnInterruptedRunResumesToTheSameTree) {
     EXPECT_NE(mixed.error().message.find("exists with other settings"), std::string::npos);
 }
 
-// One learning round (4 passes) whose only proposer is the scripted LLM of `script`, logged in `db`.
+// One learning round (8 passes: a tree that tests pays the roofline's 5 first) whose only proposer
+// is the scripted LLM of `script`, logged in `db`.
 struct LlmRound {
     std::shared_ptr<kp::llm::ScriptedChatClient> client;
     std::optional<LearningLog> log;
@@ -158,7 +159,7 @@ void learn_one_llm_round(const std::filesystem::path& script, const TempFile& db
     ASSERT_TRUE(log);
     round.log.emplace(std::move(*log));
     LearningSettings settings;
-    settings.budget = passes(4);
+    settings.budget = passes(8);
     settings.max_rounds = 1;
     round.result = learn_tree(train, held_out, h200_costs(), *diagnosis_hit_rate(), {proposer.get()}, settings, *round.log, run_name);
     ASSERT_TRUE(round.result) << round.result.error().message;

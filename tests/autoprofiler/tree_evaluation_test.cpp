@@ -7,6 +7,7 @@
 #include "analysis/tool_registry.h"
 #include "autoprofiler/named_trees.h"
 #include "autoprofiler/objective.h"
+#include "autoprofiler/profile_cost.h"
 #include "autoprofiler/profile_walk.h"
 #include "autoprofiler/tree_evaluation.h"
 #include "../store/temp_store.h"
@@ -79,10 +80,15 @@ TEST(TreeEvaluation, WalksTheTreeBySignals) {
     EXPECT_NE(o.feedback.find("spill"), std::string::npos) << o.feedback;
     // Only the leaf's tools speak: no finding from a tool the leaf did not take.
     for (const auto& f : o.findings) EXPECT_EQ(f.tool, "register_spills");
-    // The spill tool alone, with one collection start-up: no roofline on this path.
+    // The spill tool alone is taken, but a tree that tests pays the roofline's collection first
+    // (as a live profile does), then the tool's counters in a follow-up in the same worker.
+    const auto& costs = h200_costs();
     EXPECT_EQ(o.taken, (std::vector<std::string>{"tool:register_spills"}));
-    EXPECT_EQ(o.cost.passes, h200_costs().of("tool:register_spills").passes);
-    EXPECT_NEAR(o.cost.seconds, h200_costs().collection_seconds + h200_costs().of("tool:register_spills").seconds, 1e-9);
+    const auto forced = profile_cost({}, CollectionShape::roofline_first, costs);
+    EXPECT_EQ(o.cost, profile_cost(o.taken, CollectionShape::roofline_first, costs));
+    EXPECT_GT(o.cost.passes, forced.passes);
+    EXPECT_NEAR(o.cost.seconds - forced.seconds,
+                costs.collection_seconds + (o.cost.passes - forced.passes) * costs.seconds_per_pass, 1e-9);
     // The copy has no local memory: the class decides, and the roofline is collected on the way.
     auto copy = evaluate_tree(*tree, *narrow, h200_costs(), {});
     EXPECT_EQ(copy.path, (std::vector<std::string>{"start", "by_class", "memory"}));
@@ -90,7 +96,7 @@ TEST(TreeEvaluation, WalksTheTreeBySignals) {
     EXPECT_EQ(copy.taken.front(), kRooflineAction);
 }
 
-// What a live profile with a tree counts in stage 2 (leaf_tools, before the tools have run) is
+// What a live profile with a tree counts in stage 2 (leaf_choice, before the tools have run) is
 // what the walk afterwards takes: the same leaf from the same signals, the static ones read from
 // the first collection's reply.
 TEST(TreeEvaluation, StageTwoCountsForTheToolsTheWalkTakes) {
@@ -103,7 +109,7 @@ TEST(TreeEvaluation, StageTwoCountsForTheToolsTheWalkTakes) {
         const std::string reply = kp::testing::kCorpusFixtures + k.name + ".counters.json";
         kp::analysis::ProfileData data;
         data.kernel_name = k.diagnosis.kernel_name;
-        auto chosen = leaf_tools(choice, data, k.diagnosis.roofline, reply);
+        auto chosen = leaf_choice(choice, data, k.diagnosis.roofline, reply).tools;
         std::vector<std::string> walked;
         for (const auto& action : evaluate_tree(*tree, k, h200_costs(), {}).taken)
             if (auto tool = tool_of_action(action); !tool.empty()) walked.push_back(tool);
@@ -115,10 +121,10 @@ TEST(TreeEvaluation, StageTwoCountsForTheToolsTheWalkTakes) {
     const auto* spills = record_named("register_spills");
     ASSERT_TRUE(spills);
     kp::analysis::ProfileData data;
-    EXPECT_EQ(leaf_tools(choice, data, spills->diagnosis.roofline, kp::testing::kCorpusFixtures + "register_spills.counters.json"),
+    EXPECT_EQ(leaf_choice(choice, data, spills->diagnosis.roofline, kp::testing::kCorpusFixtures + "register_spills.counters.json").tools,
               (std::vector<std::string>{"register_spills"}));
     // Without the reply the static signal is unknown: the walk goes below, to the class.
-    EXPECT_NE(leaf_tools(choice, data, spills->diagnosis.roofline, "/nonexistent/reply.json"),
+    EXPECT_NE(leaf_choice(choice, data, spills->diagnosis.roofline, "/nonexistent/reply.json").tools,
               (std::vector<std::string>{"register_spills"}));
 }
 
@@ -129,23 +135,43 @@ TEST(TreeEvaluation, OnlyATreeThatTestsChoosesStageTwoPerKernel) {
     ASSERT_TRUE(full);
     kp::diagnose::ProfileOptions options;
     collect_by_tree({"full", *full, h200_costs(), {}}, options, "reply.json");
-    EXPECT_FALSE(options.stage2_tools);
+    EXPECT_FALSE(options.stage2_choice);
     EXPECT_EQ(options.tools, kp::analysis::default_tool_registry().names());
     auto tree = parse_tree(kByClass, "by_class.toml");
     ASSERT_TRUE(tree) << tree.error().message;
     kp::diagnose::ProfileOptions chosen;
     collect_by_tree({"by_class.toml", *tree, h200_costs(), {}}, chosen, "reply.json");
-    EXPECT_TRUE(chosen.stage2_tools);
+    EXPECT_TRUE(chosen.stage2_choice);
     EXPECT_EQ(chosen.tools, kp::analysis::default_tool_registry().names());  // every tool diagnoses what was counted
     auto spills = one_leaf_tree("spills", {"tool:register_spills"});
     kp::diagnose::ProfileOptions one;
     collect_by_tree({"spills", spills, h200_costs(), {}}, one, "reply.json");
-    EXPECT_FALSE(one.stage2_tools);
+    EXPECT_FALSE(one.stage2_choice);
     EXPECT_EQ(one.tools, (std::vector<std::string>{"register_spills"}));
     // PC sampling runs only for a tree that takes it somewhere (the full plan does, `spills` does not).
     EXPECT_TRUE(options.collectors.count("pcsampling"));
     EXPECT_FALSE(one.collectors.count("pcsampling"));
     EXPECT_FALSE(chosen.collectors.count("pcsampling"));
+    // The call's trace only for a leaf whose tools read it (the full plan's launch_overhead does).
+    EXPECT_TRUE(options.collectors.count("timeline"));
+    EXPECT_FALSE(one.collectors.count("timeline"));
+    EXPECT_TRUE(chosen.collectors.count("timeline"));  // a tree that tests: stage 2 traces when a leaf takes it
+    // `none` runs nothing on the GPU (the walk charges it nothing); `roofline` counts the roofline.
+    kp::diagnose::ProfileOptions nothing;
+    collect_by_tree({"none", *resolve_tree("none"), h200_costs(), {}}, nothing, "reply.json");
+    EXPECT_FALSE(nothing.collectors.count("ncu"));
+    EXPECT_FALSE(nothing.collectors.count("timeline"));
+    EXPECT_TRUE(nothing.collectors.count("sass"));
+    kp::diagnose::ProfileOptions roofline;
+    collect_by_tree({"roofline", *resolve_tree("roofline"), h200_costs(), {}}, roofline, "reply.json");
+    EXPECT_TRUE(roofline.collectors.count("ncu"));
+    // A budget that cannot hold the roofline's collection, which a tree that tests takes first:
+    // nothing on the GPU, as the walk charges it.
+    Budget tight;
+    tight.passes = profile_cost({}, CollectionShape::roofline_first, h200_costs()).passes - 1;
+    kp::diagnose::ProfileOptions starved;
+    collect_by_tree({"by_class.toml", *tree, h200_costs(), tight}, starved, "reply.json");
+    EXPECT_FALSE(starved.collectors.count("ncu"));
 }
 
 // The lines a finding quotes from the call's PC samples come only with the lines action, which
@@ -173,8 +199,11 @@ TEST(TreeEvaluation, SampledLinesComeOnlyWithPcSampling) {
     EXPECT_NE(with.feedback.find(narrow->name + ".cu:" + std::to_string(narrow->lines.front())), std::string::npos) << with.feedback;
     EXPECT_EQ(with.cost.passes, without.cost.passes);
     EXPECT_NEAR(with.cost.seconds - without.cost.seconds, costs.of(kLinesAction).seconds, 1e-9);
+    // Samples alone still start the worker, whose first collection holds the roofline's counters.
     auto alone = evaluate_tree(one_leaf_tree("t", {kLinesAction}), *narrow, costs, {});
-    EXPECT_NEAR(alone.cost.seconds, costs.collection_seconds + costs.of(kLinesAction).seconds, 1e-9);
+    const auto roofline = evaluate_tree(one_leaf_tree("t", {kRooflineAction}), *narrow, costs, {});
+    EXPECT_EQ(alone.cost.passes, roofline.cost.passes);
+    EXPECT_NEAR(alone.cost.seconds, roofline.cost.seconds + costs.of(kLinesAction).seconds, 1e-9);
     // A seconds budget that fits the tool but not the samples drops them, and the line goes.
     Budget tight;
     tight.seconds = without.cost.seconds + 0.5 * costs.of(kLinesAction).seconds;
@@ -286,9 +315,9 @@ TEST(TreeEvaluation, BudgetDropsActionsInOrderAndDeterministically) {
             EXPECT_EQ(a.taken, b.taken);
             EXPECT_EQ(a.feedback, b.feedback);
             EXPECT_EQ(a.taken.size() + a.dropped.size(), action_catalogue().size());
-            // A dropped action's cost would break the budget given what was taken before it...
-            // and passes-free actions are never dropped by a pass budget.
-            for (const auto& d : a.dropped) EXPECT_GT(costs.of(d).passes, 0) << d;
+            // A dropped action's cost would break the budget given what was taken before it, and
+            // actions that need no worker (SASS, ptxas) are never dropped by a pass budget.
+            for (const auto& d : a.dropped) EXPECT_TRUE(runs_in_collection(d, costs.of(d))) << d;
         }
     }
     Budget none;

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "analysis/tool_list.h"
+#include "analysis/tool_registry.h"
 #include "gpu/helper_paths.h"
 #include "profile/cupti_counter_collector.h"
 #include "profile_fixture.h"
@@ -88,9 +89,50 @@ TEST(ProfileOnGpu, CountersInTheWorkerDiagnoseLikeNcu) {
     ASSERT_TRUE(staged.ok) << staged.error;
     const auto& c = staged.report;
     EXPECT_EQ(c["cost"]["cupti_runs"], 2) << c["notes"].dump();
+    EXPECT_EQ(c["cost"]["worker_starts"], 1) << c["commands"].dump();  // stage 2 follows in the same worker
     EXPECT_EQ(c["cost"]["ncu_runs"], 0);
     ASSERT_FALSE(c["kernels"][0]["findings"].empty()) << c.dump();
     EXPECT_EQ(c["kernels"][0]["findings"][0]["tool"], "shared_bank_conflicts");
+}
+
+// A profiling tree's stage 2 (a chooser of each kernel's tools) follows in the worker that counted
+// the roofline, started once: the chosen tool's counters, then the PC samples the choice takes;
+// the call's trace is not taken, since no chosen tool reads it.
+TEST(ProfileOnGpu, StageTwoFollowsInTheSameWorker) {
+    if (!have_nvcc()) GTEST_SKIP() << "no nvcc: the candidate cannot be built";
+    if (!have_gpu()) GTEST_SKIP() << "no GPU: counters need one (scripts/gpu-check profile runs this)";
+    const std::string task = kCorpus + "/task";
+    const std::string kernel = kCorpus + "/bank_conflict_transpose.cu";
+    auto options = fresh(kp::diagnose::CounterSource::cupti);
+    options.tools = kp::analysis::default_tool_registry().names();
+    options.named_collectors.insert("timeline");  // asked for by name: still only when a choice reads it
+    options.stage2_choice = [](const kp::analysis::ProfileData&, const kp::analysis::RooflineResult&) {
+        return kp::diagnose::Stage2Choice{{"shared_bank_conflicts"}, true};
+    };
+    auto run = profile_kernel(task, kernel, options);
+    ASSERT_TRUE(run.ok) << run.error;
+    const auto& r = run.report;
+    EXPECT_EQ(r["cost"]["cupti_runs"], 2) << r["notes"].dump();
+    EXPECT_EQ(r["cost"]["worker_starts"], 1) << r["commands"].dump();
+    EXPECT_EQ(r["cost"]["ncu_runs"], 0);
+    EXPECT_TRUE(r["cost"]["worker_seconds"].contains("pc_sampling")) << r["cost"].dump();
+    EXPECT_EQ(r["cost"]["timeline_source"], "") << r["notes"].dump();
+    EXPECT_NE(r["notes"].dump().find("timeline: not taken"), std::string::npos) << r["notes"].dump();
+    ASSERT_FALSE(r["kernels"][0]["findings"].empty()) << r.dump();
+    const auto& top = r["kernels"][0]["findings"][0];
+    EXPECT_EQ(top["tool"], "shared_bank_conflicts");
+    bool sampled = false;
+    for (const auto& e : top["evidence"]) sampled = sampled || e.value("sampled", false);
+    EXPECT_TRUE(sampled) << top.dump();  // the lines came from the follow-up's samples
+
+    // The choice takes no samples: none are taken, and the follow-up counts only the tool's counters.
+    options.stage2_choice = [](const kp::analysis::ProfileData&, const kp::analysis::RooflineResult&) {
+        return kp::diagnose::Stage2Choice{{"shared_bank_conflicts"}, false};
+    };
+    auto plain = profile_kernel(task, kernel, options);
+    ASSERT_TRUE(plain.ok) << plain.error;
+    EXPECT_EQ(plain.report["cost"]["worker_starts"], 1);
+    EXPECT_FALSE(plain.report["cost"]["worker_seconds"].contains("pc_sampling")) << plain.report["cost"].dump();
 }
 
 // When the worker cannot count (here: the counters library it is pointed at is not one), the default

@@ -33,11 +33,13 @@ std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options)
     return options.tools.empty() ? analysis::default_tool_registry().all() : tools_named(options.tools);
 }
 
-// The tools stage 2 serves for one kernel: the chooser's (a tree's leaf), else the class's (or the named ones).
-std::vector<const analysis::MicroTool*> tools_for(const ProfileOptions& options, const analysis::ProfileData& kernel,
-                                                  const analysis::RooflineResult& roofline) {
-    if (options.stage2_tools) return tools_named(options.stage2_tools(kernel, roofline));
-    return options.tools.empty() ? analysis::default_tool_registry().for_class(roofline.kind) : tools_for(options);
+// What stage 2 serves for one kernel: the chooser's (a tree's leaf), else the class's tools (or the named ones).
+Stage2Choice choice_for(const ProfileOptions& options, const analysis::ProfileData& kernel, const analysis::RooflineResult& roofline) {
+    if (options.stage2_choice) return options.stage2_choice(kernel, roofline);
+    Stage2Choice choice;
+    for (const auto* tool : options.tools.empty() ? analysis::default_tool_registry().for_class(roofline.kind) : tools_for(options))
+        choice.tools.emplace_back(tool->name());
+    return choice;
 }
 
 // A worker's counters reply (--keep-counters), with the traced call's timeline when it holds one.
@@ -103,18 +105,25 @@ Status open_collection(ProfileSession& s) {
 Status collect_first(ProfileSession& s) {
     if (auto opened = open_collection(s); !opened) return opened;
     analysis::PlanBudget budget{s.options.budget_passes, s.options.budget_seconds};
-    // With a chooser, stage 2 must wait for it: the first collection is the roofline's alone.
-    const auto stages = s.options.stage2_tools ? analysis::StagePlan::two_runs : s.options.stages;
+    // With a chooser, stage 2 must wait for it: the first collection is the roofline's alone, and the
+    // call's trace and PC samples wait for stage 2 too, which takes them when a kernel's choice does.
+    const auto stages = s.options.stage2_choice ? analysis::StagePlan::two_runs : s.options.stages;
     auto first = analysis::plan_first_collection(tools_for(s.options), stages, budget, s.plan.source_page_allowed);
     s.stage1_metrics = first.roofline_metrics;
     if (first.all_tools) {
         s.one_run_plan = first.tools_plan;
         s.all_tools_counted = true;
     }
-    s.progress(fmt::format("{}: {} metrics{}{}", s.counters->in_worker(first.source_page) ? "counters (CUPTI, in the worker)" : "ncu",
+    const bool in_worker = s.counters->in_worker(first.source_page);
+    if (s.options.stage2_choice && in_worker) {
+        s.call_data_later = true;
+        s.counters->leave_call_data_to_follow_up();
+    }
+    s.progress(fmt::format("{}: {} metrics{}{}", in_worker ? "counters (CUPTI, in the worker)" : "ncu",
                            first.metrics.size(), first.source_page ? " + source page" : "",
                            s.all_tools_counted ? " (roofline and every tool, one run)" : " (stage 1: roofline)"));
-    auto result = s.counters->collect(first.metrics, first.source_page);
+    // A second collection follows unless every tool's counters are in the first: the worker stays for it.
+    auto result = s.counters->collect(first.metrics, first.source_page, "", !s.all_tools_counted);
     if (!result) return make_error("counters failed: " + result.error().message);
     s.first_collection = std::move(*result);
     if (auto traced = s.counters->take_call_timeline()) {
@@ -126,8 +135,8 @@ Status collect_first(ProfileSession& s) {
 }
 
 // The class's share of a one-run plan, or a stage-2 plan within the budget left.
-analysis::ProfilingPlan plan_for(const ProfileSession& s, const analysis::ProfileData& kernel, const analysis::RooflineResult& roofline) {
-    auto tools = tools_for(s.options, kernel, roofline);
+analysis::ProfilingPlan plan_for(const ProfileSession& s, const std::vector<const analysis::MicroTool*>& tools,
+                                 const analysis::RooflineResult& roofline) {
     if (s.all_tools_counted) {
         analysis::ProfilingPlan plan = s.one_run_plan;
         plan.kind = roofline.kind;
@@ -163,19 +172,26 @@ void merge_stage2(std::vector<analysis::ProfileData>& kernels, const profile::Nc
 }
 
 // Classifies each counted kernel and plans its tools (its class's, or the chooser's); then one
-// more collection for the counters (and the source page) the plans add to the first collection's.
+// more collection, in the worker that counted the first when it stayed, for the counters (and the
+// source page) the plans add to the first collection's, and for the call's trace and PC samples
+// when the first left them to it and a kernel's choice takes them.
 void collect_stage2(ProfileSession& s) {
     s.plans.assign(s.kernels.size(), {});
     std::vector<std::string> extra_metrics;
     bool source_page = false;
+    FollowUp extra;
     for (size_t i = 0; i < s.kernels.size(); ++i) {
         if (!s.kernels[i].metrics) continue;
+        extra.call_seconds += s.kernels[i].metrics->number("gpu__time_duration.sum").value_or(0) * 1e-9;
         auto roofline = analysis::classify_roofline(s.kernels[i]);
         if (!roofline) {
             s.report.notes.push_back("roofline " + short_kernel_name(s.kernels[i].kernel_name) + ": " + roofline.error().message);
             continue;
         }
-        s.plans[i] = plan_for(s, s.kernels[i], *roofline);
+        const Stage2Choice choice = choice_for(s.options, s.kernels[i], *roofline);
+        s.plans[i] = plan_for(s, tools_named(choice.tools), *roofline);
+        extra.sample_pcs = extra.sample_pcs || choice.sample_pcs;
+        extra.trace_calls = (extra.trace_calls > 0 || s.plans[i].timeline) ? 1 : 0;
         if (s.all_tools_counted) continue;
         for (const auto& m : s.plans[i].metrics)
             if (std::find(s.stage1_metrics.begin(), s.stage1_metrics.end(), m) == s.stage1_metrics.end() &&
@@ -183,12 +199,36 @@ void collect_stage2(ProfileSession& s) {
                 extra_metrics.push_back(m);
         source_page = source_page || s.plans[i].source_page;
     }
-    if (!s.counters || (extra_metrics.empty() && !source_page)) return;
-    s.progress(fmt::format("counters stage 2: {} metrics{}", extra_metrics.size(), source_page ? " + source page (ncu)" : ""));
-    extra_metrics.push_back(profile::kReplayPassesMetric);
-    auto result = s.counters->collect(extra_metrics, source_page, " stage 2");
+    if (!s.counters) return;
+    // Only what the first collection left: the call's data when it did, and only what the plan collects.
+    extra.sample_pcs = s.call_data_later && s.plan.sample_pcs && extra.sample_pcs;
+    extra.trace_calls = s.call_data_later && s.plan.trace_the_call ? extra.trace_calls : 0;
+    s.stage2_traces = extra.trace_calls > 0;
+    if (extra_metrics.empty() && !source_page && !extra.sample_pcs && extra.trace_calls == 0) {
+        s.counters->close();  // nothing more to count: the worker that stayed ends
+        return;
+    }
+    s.progress(fmt::format("counters stage 2: {} metrics{}{}{}", extra_metrics.size(), source_page ? " + source page (ncu)" : "",
+                           extra.sample_pcs ? " + PC sampling" : "", extra.trace_calls > 0 ? " + trace" : ""));
+    if (!extra_metrics.empty()) extra_metrics.push_back(profile::kReplayPassesMetric);
+    Result<profile::NcuResult> result = profile::NcuResult{};
+    if (source_page) {  // ncu counts it; the call's data, if any, then from a worker of its own
+        result = s.counters->collect(extra_metrics, true, " stage 2");
+        extra_metrics.clear();
+    }
+    if (result && (!extra_metrics.empty() || extra.sample_pcs || extra.trace_calls > 0)) {
+        auto followed = s.counters->collect_follow_up(extra_metrics, extra, " stage 2");
+        if (followed) merge_stage2(s.kernels, *followed);
+        else result = followed.error();
+    }
+    s.counters->close();
     if (!result) s.report.notes.push_back("counters stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
     else merge_stage2(s.kernels, *result);
+    if (auto traced = s.counters->take_call_timeline()) {
+        s.call_timeline = std::move(traced->first);
+        s.call_timeline_calls = std::max(1, traced->second);
+    }
+    if (auto samples = s.counters->take_pc_sampling()) s.pc_sampling = std::move(samples);
 }
 
 class CountersCollector final : public Collector {

@@ -66,12 +66,18 @@ public:
     std::string_view provides() const override {
         return "the call's kernels, copies and host synchronizations in time (launch gaps and overhead), for every kernel";
     }
-    std::vector<CollectorStage> stages() const override { return {CollectorStage::call}; }
+    // At `call`, or after stage 2 (`reconcile`) when the first collection left the trace to it.
+    std::vector<CollectorStage> stages() const override { return {CollectorStage::call, CollectorStage::reconcile}; }
     bool needs_gpu() const override { return true; }
     profile::CollectorCost declared_cost() const override { return profile::TimelineCollector({}).cost({}); }
     void configure(CollectionPlan& plan) const override { plan.trace_the_call = true; }
 
-    Status collect(CollectorStage, ProfileSession& s) const override {
+    Status collect(CollectorStage stage, ProfileSession& s) const override {
+        if ((stage == CollectorStage::reconcile) != s.call_data_later) return {};
+        if (s.call_data_later && !s.stage2_traces) {
+            s.report.notes.push_back("timeline: not taken (no kernel's profiling-tree leaf takes a tool that reads it)");
+            return {};
+        }
         if (!s.gpu_ready && !s.call_timeline) return {};
         const bool asked = s.options.named_collectors.count(std::string(name())) > 0;
         if (!asked && s.plan.counters && s.kernels.size() < 2) {
