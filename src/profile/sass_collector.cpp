@@ -1,6 +1,7 @@
 #include "profile/sass_collector.h"
 
 #include <algorithm>
+#include <future>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
@@ -133,19 +134,25 @@ Result<SassCollection> SassCollector::collect(const SassRequest& request) const 
             if (entry.path().extension() == ".cubin") cubins.push_back(entry.path());
         std::sort(cubins.begin(), cubins.end());
         if (cubins.empty()) return make_error("cuobjdump found no cubin in " + request.binary.string() + " (built without device code for a real sm_XX?)");
-        auto usage = run_tool({cuobjdump, "-res-usage", fs::absolute(request.binary).string()}, request.timeout);
-        if (usage) raw.resource_usage = std::move(*usage);
     }
-
+    // The tools run side by side: each nvdisasm run is mostly its own start-up (about 0.5 s on a
+    // small cubin), and the profile waits for the SASS before a profiling tree's stage 2.
+    auto usage = is_cubin ? std::future<Result<std::string>>()
+                          : std::async(std::launch::async, [&] {
+                                return run_tool({cuobjdump, "-res-usage", fs::absolute(request.binary).string()}, request.timeout);
+                            });
     for (const fs::path& cubin : cubins) {
-        auto json = run_tool({nvdisasm, "-json", cubin.string()}, request.timeout);
-        if (!json) return make_error("nvdisasm -json: " + json.error().message);
         // -gi: code inlined from a header (atomicAdd, __shfl_sync) is named by the candidate's line it
         // was inlined at (the stack's last "//## File" line), the line a finding asks to change.
-        auto lines = run_tool({nvdisasm, "-c", "-gi", cubin.string()}, request.timeout);
+        auto lines = std::async(std::launch::async, [&] { return run_tool({nvdisasm, "-c", "-gi", cubin.string()}, request.timeout); });
+        auto json = run_tool({nvdisasm, "-json", cubin.string()}, request.timeout);
+        auto line_info = lines.get();
+        if (!json) return make_error("nvdisasm -json: " + json.error().message);
         // Line info is a bonus: keep the SASS even when -g fails.
-        raw.cubins.push_back({cubin.filename().string(), {std::move(*json), lines ? std::move(*lines) : std::string()}});
+        raw.cubins.push_back({cubin.filename().string(), {std::move(*json), line_info ? std::move(*line_info) : std::string()}});
     }
+    if (usage.valid())
+        if (auto text = usage.get()) raw.resource_usage = std::move(*text);
     if (cache_ && !key.empty()) (void)cache_->store(key, serialize(raw));
     return parse_raw(raw);
 }
