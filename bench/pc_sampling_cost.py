@@ -4,7 +4,7 @@
     python3 bench/pc_sampling_cost.py [--settings "100:512,default,5:512"] [--repeat N] TASK_DIR CANDIDATE.cu [...]
 
 Each setting is SLEEP_MS:BUFFER_MB, passed to the worker as KP_PC_SAMPLING_SLEEP_MS and
-KP_PC_SAMPLING_BUFFER_MB ("default": neither set, the worker's own choice: 1 ms, CUPTI's buffer). For each candidate and
+KP_PC_SAMPLING_BUFFER_MB ("default": neither set, the worker's own choice: 1 ms, 64 MB). For each candidate and
 setting, `kernelpro profile --json --no-cache --keep-counters` (best of --repeat runs): the report's
 seconds, the worker's phases (set-up, passes, the sampled call and its parts) and the samples kept or
 dropped; then `ncu --set full` once on the profile's worker request. Needs kernelpro,
@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 
+KEEP = ""
 
 def profile(kp, task, candidate, setting, workdir):
     env = dict(os.environ)
@@ -38,6 +39,10 @@ def profile(kp, task, candidate, setting, workdir):
         raise RuntimeError(f"kernelpro profile exited {r.returncode}: {r.stderr.strip()[-300:]}")
     report = json.loads(r.stdout)
     reply = json.load(open(counters))
+    if KEEP:
+        os.makedirs(KEEP, exist_ok=True)
+        label = os.path.basename(candidate).removesuffix(".cu") + "." + setting.replace(":", "-")
+        shutil.copy(counters, os.path.join(KEEP, label + ".counters.json"))
     seconds = reply.get("seconds", {})
     pcs = reply.get("pc_sampling", {})
     top = (report.get("kernels") or [{}])[0].get("findings") or [{}]
@@ -53,6 +58,11 @@ def profile(kp, task, candidate, setting, workdir):
         "dropped": pcs.get("dropped_samples", 0),
         "top": top[0].get("tool", "-"),
         "request": request,
+        "process": seconds.get("process", 0.0),
+        "prepare": seconds.get("prepare", 0.0),
+        "setup_parts": seconds.get("setup_parts", {}),
+        "pass_parts": seconds.get("pass_parts", {}),
+        "pc_parts": pcs.get("seconds", {}),
     }
 
 
@@ -65,16 +75,19 @@ def full_set_seconds(ncu, worker, request):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--settings", default="100:512 default 5:512 1:64")
+    parser.add_argument("--settings", default="100:512 default 1:16 1:32")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--keep", default="", help="copy each best run's counters reply (with its phases) into this folder")
     parser.add_argument("pairs", nargs="+", help="TASK_DIR CANDIDATE.cu ...")
     args = parser.parse_args()
+    global KEEP
+    KEEP = args.keep
     if len(args.pairs) % 2:
         parser.error("give TASK_DIR CANDIDATE.cu pairs")
     kp = shutil.which("kernelpro") or "build/bin/kernelpro"
     worker = os.environ.get("KERNELPRO_WORKER") or shutil.which("kernelpro-worker")
     ncu = os.environ.get("KERNELPRO_NCU") or shutil.which("ncu")
-    rows = []
+    rows, parts = [], []
     for task, candidate in zip(args.pairs[::2], args.pairs[1::2]):
         name = os.path.basename(candidate).removesuffix(".cu")
         request = None
@@ -93,11 +106,18 @@ def main():
                          f"{best['pc_sampling']:.3f}", f"{best['pc_call']:.3f}", f"{best['pc_stop']:.3f}",
                          f"{best['samples']}/{best['dropped']}", best["top"]))
             print("row: | " + " | ".join(rows[-1]) + " |", flush=True)
+            fmt = lambda d: " ".join(f"{k} {v:.3f}" for k, v in d.items() if isinstance(v, (int, float)))
+            parts.append((name, setting, f"{best['process']:.3f}", f"{best['prepare']:.3f}", fmt(best["setup_parts"]),
+                          fmt(best["pass_parts"]), fmt(best["pc_parts"])))
         full = full_set_seconds(ncu, worker, request) if (ncu and worker and request) else float("nan")
         rows.append((name, "ncu --set full", f"{full:.2f}") + ("",) * 8)
         print("row: | " + " | ".join(rows[-1]) + " |", flush=True)
         if request:
             os.unlink(request)
+    print("\n| kernel | setting | worker start s | prepare s | CUPTI set-up parts s | pass parts s (summed) | PC sampling parts s |")
+    print("|---|---|---|---|---|---|---|")
+    for r in parts:
+        print("| " + " | ".join(r) + " |")
     print("\n| kernel | setting (sleep ms:buffer MB) | profile s | wall s | worker set-up s | passes s | pc sampling s | sampled call s "
           "| stop s | samples/dropped | top finding |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
