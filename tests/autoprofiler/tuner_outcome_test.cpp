@@ -4,14 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "../diagnose/profile_fixture.h"
 #include "../store/temp_store.h"
 #include "autoprofiler/named_trees.h"
+#include "autoprofiler/single_shot_rewrite.h"
 #include "autoprofiler/tuner_outcome.h"
 #include "autoprofiler/tuning_record.h"
 #include "recorded_records.h"
+#include "llm/scripted_chat_client.h"
 #include "search/proposers/parameter_space.h"
 
 namespace kp::autoprofiler {
@@ -137,6 +142,37 @@ TEST(TuningRecords, TheRecordedH200StartsLoadAndTheTunerStaysInItsTable) {
     const auto& gelu = records->front();
     EXPECT_EQ(gelu.name, "gelu_f16@default");
     EXPECT_EQ(search::point_text(gelu.tuning->start), "BLOCK=256,UNROLL=2,VEC=8");
+
+    // The single-shot-rewrite objective replayed on real verdicts: the scripted writer's gelu
+    // rewrites given the full tree's feedback, judged on the GPU (an H100, `scripts/gpu-check
+    // rewrite`, 2026-12-07): each correct, scoring the judged start over the judged rewrite (the
+    // start is the verdict with parameters, the rewrite states its own).
+    const std::string verdicts = testing::kSource + "/tests/fixtures/h200-tuning/rewrite_gelu.h100.verdicts.jsonl";
+    std::map<std::string, std::pair<double, double>> judged;  // kernel -> (start, rewrite) seconds
+    std::ifstream lines(verdicts);
+    for (std::string line; std::getline(lines, line);) {
+        auto v = nlohmann::json::parse(line);
+        const std::string key = v["key"];
+        auto& [start, rewrite] = judged[v["kernel"].get<std::string>()];
+        (key.back() == '|' ? rewrite : start) = v["median_seconds"].get<double>();
+    }
+    auto client = llm::ScriptedChatClient::open(testing::kSource + "/examples/llm-scripts/rewrite_gelu.jsonl");
+    ASSERT_TRUE(client) << client.error().message;
+    auto agents = llm::LlmAgents::create(*client);
+    ASSERT_TRUE(agents) << agents.error().message;
+    auto judge = recorded_rewrite_judge(verdicts);
+    ASSERT_TRUE(judge) << judge.error().message;
+    SingleShotRewrite objective(std::make_shared<const llm::LlmAgents>(std::move(*agents)), *judge);
+    for (size_t i = 0; i < 2; ++i) {
+        const auto& k = (*records)[i];
+        ASSERT_EQ(k.name.rfind("gelu_f16@", 0), 0u) << k.name;
+        auto rewritten = objective.rewrite(k, evaluate_tree(*full, k, testing::h200_costs(), Budget{}).feedback);
+        ASSERT_TRUE(rewritten) << rewritten.error().message;
+        EXPECT_TRUE(rewritten->correct) << k.name << ": " << rewritten->message;
+        ASSERT_TRUE(judged.count(k.name)) << k.name;
+        EXPECT_NEAR(rewritten->speedup, judged[k.name].first / judged[k.name].second, 1e-9) << k.name;
+        EXPECT_GE(rewritten->speedup, 0.99) << k.name;
+    }
 }
 
 TEST(TuningRecords, AStartTheTableDoesNotHoldIsAnErrorNamingTheLine) {
