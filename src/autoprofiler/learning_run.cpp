@@ -119,7 +119,7 @@ Result<LearningResult> learn_tree(const std::vector<KernelRecord>& train, const 
     if (!state) return state.error();
 
     LearningResult result;
-    result.tree = one_leaf_tree("learned", split_commas(settings.start_actions));
+    result.tree = one_leaf_tree("learned", settings.start_actions == "all" ? action_catalogue() : split_commas(settings.start_actions));
     if (state->tree_toml) {
         auto tree = parse_tree(*state->tree_toml, "learning log");
         if (!tree) return tree.error();

@@ -20,7 +20,7 @@ namespace kp::autoprofiler {
 struct LearningSettings {
     Budget budget;
     int max_rounds = 12;
-    std::string start_actions;  // the one-leaf start's actions, comma-separated ("" none)
+    std::string start_actions;  // the one-leaf start's actions, comma-separated ("" none, "all" every action: today's full plan)
 };
 
 struct ProposalRow {

@@ -340,7 +340,7 @@ Handler register_autoprofile(CLI::App& root) {
         ->check(CLI::IsMember({"hit_rate", "tuner", "rewrite"}))
         ->capture_default_str();
     learn->add_option("--max-rounds", a->max_rounds, "Stop after this many rounds")->capture_default_str();
-    learn->add_option("--start", a->start, "Actions of the one-leaf start tree, comma-separated (default: none)");
+    learn->add_option("--start", a->start, "Actions of the one-leaf start tree, comma-separated, or `all` (today's full plan; default: none)");
     learn->add_option("--llm", a->llm.spec, "Also ask an LLM for edits: PROVIDER:MODEL or script:FILE.jsonl (role \"autoprofiler\")");
     learn->add_option("--llm-replay", a->llm.replay, "Replay the LLM's recorded exchanges from this file");
     learn->add_option("--llm-record", a->llm.record, "Record the LLM's exchanges to this file");

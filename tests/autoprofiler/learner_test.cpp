@@ -262,3 +262,26 @@ TEST(Learner, TheLearningLogIsARunStore) {
     ASSERT_TRUE(as_store) << as_store.error().message;
     EXPECT_EQ(*kp::store::read_schema_version(as_store->database()), kp::store::latest_schema_version());
 }
+
+// `--start all`: the learner starts from today's full plan (every action, cut to the budget) and
+// keeps only edits that beat it.
+TEST(Learner, StartsFromTheFullPlanWhenAsked) {
+    KP_REQUIRE_RECORDED_CORPUS();
+    std::vector<KernelRecord> train, held_out;
+    split(train, held_out);
+    TempFile db("kp_learn_all.db");
+    auto log = LearningLog::open(db.path);
+    ASSERT_TRUE(log) << log.error().message;
+    auto objective = diagnosis_hit_rate();
+    auto proposer = enumerative_proposer();
+    LearningSettings settings;
+    settings.budget = passes(6);
+    settings.max_rounds = 1;
+    settings.start_actions = "all";
+    const Score full = score_tree(one_leaf_tree("s", action_catalogue()), train, h200_costs(), *objective, settings.budget);
+    auto result = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *log, "all");
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_GE(result->train.value, full.value);
+    EXPECT_GE(result->tree.nodes.at(result->tree.root).collect.size() + 1, action_catalogue().size());  // one edit at most
+    EXPECT_LE(result->train.mean_passes, 6.0);
+}
