@@ -19,6 +19,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from markdown_table import print_table  # noqa: E402
+
 KEEP = ""
 
 def profile(kp, task, candidate, setting, workdir):
@@ -114,15 +117,10 @@ def main():
         print("row: | " + " | ".join(rows[-1]) + " |", flush=True)
         if request:
             os.unlink(request)
-    print("\n| kernel | setting | worker start s | prepare s | CUPTI set-up parts s | pass parts s (summed) | PC sampling parts s |")
-    print("|---|---|---|---|---|---|---|")
-    for r in parts:
-        print("| " + " | ".join(r) + " |")
-    print("\n| kernel | setting (sleep ms:buffer MB) | profile s | wall s | worker set-up s | passes s | pc sampling s | sampled call s "
-          "| stop s | samples/dropped | top finding |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
+    print_table(["kernel", "setting", "worker start s", "prepare s", "CUPTI set-up parts s", "pass parts s (summed)", "PC sampling parts s"],
+                parts)
+    print_table(["kernel", "setting (sleep ms:buffer MB)", "profile s", "wall s", "worker set-up s", "passes s", "pc sampling s",
+                 "sampled call s", "stop s", "samples/dropped", "top finding"], rows)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from markdown_table import print_table  # noqa: E402
+
 
 def profile(kp, task, candidate, tree):
     command = [kp, "profile", task, candidate, "--json", "-q", "--no-cache"] + ([] if tree == "default" else ["--tree", tree])
@@ -81,11 +84,8 @@ def main():
                          f"{best['collections']}/{best['starts']}", f"{best['process']:.2f}", f"{best['setup']:.2f}",
                          f"{best['passes_s']:.2f}", f"{best['sampling']:.2f}", best["leaf"], model, best["top"]))
             print("row: | " + " | ".join(rows[-1]) + " |", flush=True)
-    print("\n| kernel | tree | profile s | wall s | passes | collections/worker starts | process s | CUPTI set-up s | passes s "
-          "| PC sampling s | leaf | model: s / passes | top finding shown |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
+    print_table(["kernel", "tree", "profile s", "wall s", "passes", "collections/worker starts", "process s", "CUPTI set-up s", "passes s",
+                 "PC sampling s", "leaf", "model: s / passes", "top finding shown"], rows)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,24 @@ Budget passes(int p) {
     return b;
 }
 
+// The enumerative learner on the recorded corpus's training kernels, logged in a fresh store.
+struct EnumerativeRun {
+    explicit EnumerativeRun(const std::string& db_name) : db(db_name) { split(train, held_out); }
+    std::vector<KernelRecord> train, held_out;
+    TempFile db;
+    std::optional<LearningLog> log;
+    kp::Result<LearningResult> result = kp::make_error("not run");
+};
+
+void learn_enumeratively(const LearningSettings& settings, const std::string& run_name, EnumerativeRun& run) {
+    auto log = LearningLog::open(run.db.path);
+    ASSERT_TRUE(log) << log.error().message;
+    run.log.emplace(std::move(*log));
+    auto proposer = enumerative_proposer();
+    run.result = learn_tree(run.train, run.held_out, h200_costs(), *diagnosis_hit_rate(), {proposer.get()}, settings, *run.log, run_name);
+    ASSERT_TRUE(run.result) << run.result.error().message;
+}
+
 }  // namespace
 
 TEST(Learner, EnumerativeProposalsAreValidRewritesAndSplits) {
@@ -70,26 +88,20 @@ TEST(Learner, EnumerativeProposalsAreValidRewritesAndSplits) {
 
 TEST(Learner, EnumerativeLearnerImprovesAOneLeafTreeAndLogsEveryProposal) {
     KP_REQUIRE_RECORDED_CORPUS();
-    std::vector<KernelRecord> train, held_out;
-    split(train, held_out);
-    TempFile db("kp_learn_a.db");
-    auto log = LearningLog::open(db.path);
-    ASSERT_TRUE(log) << log.error().message;
-    auto objective = diagnosis_hit_rate();
-    auto proposer = enumerative_proposer();
+    EnumerativeRun run("kp_learn_a.db");
     LearningSettings settings;
     settings.budget = passes(4);
     settings.max_rounds = 6;
-    const Score start = score_tree(one_leaf_tree("s", {}), train, h200_costs(), *objective, settings.budget);
-    auto result = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *log, "a");
-    ASSERT_TRUE(result) << result.error().message;
+    ASSERT_NO_FATAL_FAILURE(learn_enumeratively(settings, "a", run));
+    const auto& result = run.result;
+    const Score start = score_tree(one_leaf_tree("s", {}), run.train, h200_costs(), *diagnosis_hit_rate(), settings.budget);
     EXPECT_GT(result->train.value, start.value);
     EXPECT_GT(result->train.hit_rate, start.hit_rate);
     EXPECT_GE(result->accepted, 2);
     EXPECT_LE(result->train.mean_passes, 4.0);
     // Held out kernels are scored, not trained on.
-    EXPECT_EQ(result->held_out.kernels, static_cast<int>(held_out.size()));
-    auto rows = log->proposals(1);
+    EXPECT_EQ(result->held_out.kernels, static_cast<int>(run.held_out.size()));
+    auto rows = run.log->proposals(1);
     ASSERT_TRUE(rows);
     EXPECT_EQ(static_cast<int>(rows->size()), result->proposals);
     int accepted = 0;
@@ -267,21 +279,14 @@ TEST(Learner, TheLearningLogIsARunStore) {
 // keeps only edits that beat it.
 TEST(Learner, StartsFromTheFullPlanWhenAsked) {
     KP_REQUIRE_RECORDED_CORPUS();
-    std::vector<KernelRecord> train, held_out;
-    split(train, held_out);
-    TempFile db("kp_learn_all.db");
-    auto log = LearningLog::open(db.path);
-    ASSERT_TRUE(log) << log.error().message;
-    auto objective = diagnosis_hit_rate();
-    auto proposer = enumerative_proposer();
+    EnumerativeRun run("kp_learn_all.db");
     LearningSettings settings;
     settings.budget = passes(6);
     settings.max_rounds = 1;
     settings.start_actions = "all";
-    const Score full = score_tree(one_leaf_tree("s", action_catalogue()), train, h200_costs(), *objective, settings.budget);
-    auto result = learn_tree(train, held_out, h200_costs(), *objective, {proposer.get()}, settings, *log, "all");
-    ASSERT_TRUE(result) << result.error().message;
-    EXPECT_GE(result->train.value, full.value);
-    EXPECT_GE(result->tree.nodes.at(result->tree.root).collect.size() + 1, action_catalogue().size());  // one edit at most
-    EXPECT_LE(result->train.mean_passes, 6.0);
+    ASSERT_NO_FATAL_FAILURE(learn_enumeratively(settings, "all", run));
+    const Score full = score_tree(one_leaf_tree("s", action_catalogue()), run.train, h200_costs(), *diagnosis_hit_rate(), settings.budget);
+    EXPECT_GE(run.result->train.value, full.value);
+    EXPECT_GE(run.result->tree.nodes.at(run.result->tree.root).collect.size() + 1, action_catalogue().size());  // one edit at most
+    EXPECT_LE(run.result->train.mean_passes, 6.0);
 }
