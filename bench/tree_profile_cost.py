@@ -2,7 +2,7 @@
 """What a live profile with a profiling tree costs, against what the tree's cost model charged it.
 
     python3 bench/tree_profile_cost.py [--trees "none,roofline,full,autoprofiler/trees/h200-default.toml"] [--repeat N]
-                                       TASK_DIR CANDIDATE.cu [...]
+                                       [--budget-passes P] TASK_DIR CANDIDATE.cu [...]
 
 For each candidate and tree (and "default": the profile without a tree), `kernelpro profile --tree T
 --json --no-cache` (best of --repeat runs by the report's seconds): the profile's own seconds and
@@ -23,8 +23,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from markdown_table import print_table  # noqa: E402
 
 
-def profile(kp, task, candidate, tree):
-    command = [kp, "profile", task, candidate, "--json", "-q", "--no-cache"] + ([] if tree == "default" else ["--tree", tree])
+def profile(kp, task, candidate, tree, budget_passes):
+    command = [kp, "profile", task, candidate, "--json", "-q", "--no-cache"]
+    if tree != "default":
+        command += ["--tree", tree] + (["--budget-passes", str(budget_passes)] if budget_passes else [])
     start = time.monotonic()
     r = subprocess.run(command, capture_output=True, text=True)
     wall = time.monotonic() - start
@@ -62,6 +64,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", default="default,none,roofline,full,autoprofiler/trees/h200-default.toml")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--budget-passes", type=int, default=0, help="the trees' pass budget (profile --budget-passes; default: none)")
     parser.add_argument("pairs", nargs="+", help="TASK_DIR CANDIDATE.cu ...")
     args = parser.parse_args()
     if len(args.pairs) % 2:
@@ -74,7 +77,7 @@ def main():
             name = os.path.basename(os.path.normpath(task)) + "/" + name
         for tree in args.trees.replace(",", " ").split():
             try:
-                best = min((profile(kp, task, candidate, tree) for _ in range(args.repeat)), key=lambda r: r["seconds"])
+                best = min((profile(kp, task, candidate, tree, args.budget_passes) for _ in range(args.repeat)), key=lambda r: r["seconds"])
             except (RuntimeError, OSError, ValueError) as e:
                 rows.append((name, os.path.basename(tree), f"error: {e}") + ("-",) * 11)
                 print("row: | " + " | ".join(rows[-1]) + " |", flush=True)
