@@ -211,19 +211,20 @@ void collect_stage2(ProfileSession& s) {
     s.progress(fmt::format("counters stage 2: {} metrics{}{}{}", extra_metrics.size(), source_page ? " + source page (ncu)" : "",
                            extra.sample_pcs ? " + PC sampling" : "", extra.trace_calls > 0 ? " + trace" : ""));
     if (!extra_metrics.empty()) extra_metrics.push_back(profile::kReplayPassesMetric);
-    Result<profile::NcuResult> result = profile::NcuResult{};
+    // Each collection's counters are merged as they come; the first failure ends stage 2.
+    std::string failure;
+    auto merge = [&](Result<profile::NcuResult> collected) {
+        if (collected) merge_stage2(s.kernels, *collected);
+        else failure = collected.error().message;
+    };
     if (source_page) {  // ncu counts it; the call's data, if any, then from a worker of its own
-        result = s.counters->collect(extra_metrics, true, " stage 2");
+        merge(s.counters->collect(extra_metrics, true, " stage 2"));
         extra_metrics.clear();
     }
-    if (result && (!extra_metrics.empty() || extra.sample_pcs || extra.trace_calls > 0)) {
-        auto followed = s.counters->collect_follow_up(extra_metrics, extra, " stage 2");
-        if (followed) merge_stage2(s.kernels, *followed);
-        else result = followed.error();
-    }
+    if (failure.empty() && (!extra_metrics.empty() || extra.sample_pcs || extra.trace_calls > 0))
+        merge(s.counters->collect_follow_up(extra_metrics, extra, " stage 2"));
     s.counters->close();
-    if (!result) s.report.notes.push_back("counters stage 2 failed (diagnosing from stage 1 only): " + result.error().message);
-    else merge_stage2(s.kernels, *result);
+    if (!failure.empty()) s.report.notes.push_back("counters stage 2 failed (diagnosing from stage 1 only): " + failure);
     if (auto traced = s.counters->take_call_timeline()) {
         s.call_timeline = std::move(traced->first);
         s.call_timeline_calls = std::max(1, traced->second);
