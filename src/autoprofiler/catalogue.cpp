@@ -78,16 +78,27 @@ std::vector<std::string> tools_of_actions(const std::vector<std::string>& action
     return tools;
 }
 
-std::vector<std::string> counters_of_action(const std::string& action) {
-    if (action == kRooflineAction) return profile::counted_metrics(analysis::roofline_metric_names());
+const std::vector<std::string>& counters_of_action(const std::string& action) {
+    // Built once: the walk asks for every action it tries, on every kernel of every proposal.
+    static const std::map<std::string, std::vector<std::string>> counters = [] {
+        std::map<std::string, std::vector<std::string>> out{{kRooflineAction, profile::counted_metrics(analysis::roofline_metric_names())}};
+        for (const auto* tool : analysis::default_tool_registry().all())
+            out["tool:" + std::string(tool->name())] = profile::counted_metrics(tool->needs().metrics);
+        return out;
+    }();
+    static const std::vector<std::string> none;
+    auto it = counters.find(action);
+    return it == counters.end() ? none : it->second;
+}
+
+bool reads_the_timeline(const std::string& action) {
     const auto* tool = analysis::default_tool_registry().find(tool_of_action(action));
-    return tool ? profile::counted_metrics(tool->needs().metrics) : std::vector<std::string>{};
+    return tool && tool->needs().timeline;
 }
 
 bool runs_in_collection(const std::string& action, const ActionCost& cost) {
-    if (cost.passes > 0 || action == kLinesAction || !counters_of_action(action).empty()) return true;
-    const auto* tool = analysis::default_tool_registry().find(tool_of_action(action));
-    return tool && tool->needs().timeline;  // the call's trace, taken in the counters run
+    // The call's trace, too, is taken in the counters run.
+    return cost.passes > 0 || action == kLinesAction || !counters_of_action(action).empty() || reads_the_timeline(action);
 }
 
 const ActionCost& CostTable::of(const std::string& action) const {

@@ -66,8 +66,10 @@ struct CostTable {
 Result<CostTable> load_cost_table(const std::filesystem::path& path);
 // Whether taking the action needs the counters worker (replay passes, PC sampling, the call's trace).
 bool runs_in_collection(const std::string& action, const ActionCost& cost);
-// The counters an action counts: the roofline's group, a tool's; none for the others.
-std::vector<std::string> counters_of_action(const std::string& action);
+// The counters an action counts (sorted, each once): the roofline's group, a tool's; none for the others.
+const std::vector<std::string>& counters_of_action(const std::string& action);
+// Whether the action is a tool that reads the call's timeline (the traced call).
+bool reads_the_timeline(const std::string& action);
 std::string to_toml(const CostTable& table);
 
 // Seeds a table from recorded CUPTI counter replies (<kernel>.counters.json, first collections of

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "analysis/tool_registry.h"
 #include "gpu/helper_paths.h"
 #include "profile/cupti_counter_collector.h"
 
@@ -15,18 +14,13 @@ namespace kp::autoprofiler {
 
 namespace {
 
-bool reads_the_timeline(const std::string& action) {
-    const auto* tool = analysis::default_tool_registry().find(tool_of_action(action));
-    return tool && tool->needs().timeline;
-}
-
-// The counted metrics of `actions` (launch__* and the like come with the launch), less `without`.
+// The counted metrics of `actions` (sorted, each once), less `without`.
 std::vector<std::string> counters_of(const std::vector<std::string>& actions, const std::vector<std::string>& without = {}) {
     std::set<std::string> all;
     for (const auto& a : actions)
         for (const auto& m : counters_of_action(a)) all.insert(m);
     for (const auto& m : without) all.erase(m);
-    return profile::counted_metrics({all.begin(), all.end()});
+    return {all.begin(), all.end()};
 }
 
 // One collection's passes: CUPTI's plan for its counters, else the actions' passes alone, added.

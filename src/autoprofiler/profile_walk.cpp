@@ -55,11 +55,7 @@ void collect_by_tree(const TreeChoice& choice, diagnose::ProfileOptions& options
         const auto taken = evaluate_tree(choice.tree, KernelRecord{}, choice.costs, choice.budget, false).taken;
         const bool on_gpu = std::any_of(taken.begin(), taken.end(), [&](const auto& a) { return runs_in_collection(a, choice.costs.of(a)); });
         const auto tools = tools_of_actions(taken);
-        const bool traces = std::any_of(tools.begin(), tools.end(), [](const std::string& t) {
-            const auto* tool = analysis::default_tool_registry().find(t);
-            return tool && tool->needs().timeline;
-        });
-        if (!traces) options.collectors.erase("timeline");
+        if (std::none_of(taken.begin(), taken.end(), reads_the_timeline)) options.collectors.erase("timeline");
         if (std::find(taken.begin(), taken.end(), kLinesAction) == taken.end()) options.collectors.erase("pcsampling");
         if (!on_gpu) no_gpu();
         if (!tools.empty() || !on_gpu) {
@@ -70,8 +66,7 @@ void collect_by_tree(const TreeChoice& choice, diagnose::ProfileOptions& options
     } else if (root != choice.tree.nodes.end()) {
         // A tree that tests counts the roofline's collection first: when that does not fit the
         // budget, nothing runs on the GPU (the walk charges it, and drops every action that needs it).
-        const ActionCost forced = profile_cost({}, CollectionShape::roofline_first, choice.costs);
-        if (forced.passes > choice.budget.passes || forced.seconds > choice.budget.seconds + 1e-12) no_gpu();
+        if (!fits(profile_cost({}, CollectionShape::roofline_first, choice.costs), choice.budget)) no_gpu();
     }
     options.tools = analysis::default_tool_registry().names();
     options.stage2_choice = [choice, counters_reply](const analysis::ProfileData& kernel, const analysis::RooflineResult& roofline) {

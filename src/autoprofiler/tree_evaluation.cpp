@@ -8,11 +8,11 @@
 
 namespace kp::autoprofiler {
 
-namespace {
-
 bool fits(const ActionCost& cost, const Budget& budget) {
     return cost.seconds <= budget.seconds + 1e-12 && cost.passes <= budget.passes;
 }
+
+namespace {
 
 // Tries one action against the budget: what the profile costs with it (profile_cost: counters
 // share passes, the worker starts once) must fit. With `gpu` off (the forced first collection

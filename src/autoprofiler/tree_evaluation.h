@@ -19,6 +19,9 @@ struct Budget {
     int passes = 1 << 20;
 };
 
+// Whether a cost stays within the budget.
+bool fits(const ActionCost& cost, const Budget& budget);
+
 struct TreeOutcome {
     std::string leaf;
     std::vector<std::string> path;       // node names, root first

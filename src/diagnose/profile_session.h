@@ -79,6 +79,9 @@ struct ProfileSession {
     // timeline and the lines are then read after it (stage2_traces: it asked for the trace).
     bool call_data_later = false;
     bool stage2_traces = false;
+    // Whether the call's trace and PC samples are read at `stage`: at `reconcile` when stage 2
+    // took them, else at their own stage.
+    bool call_data_read_at(CollectorStage stage) const { return (stage == CollectorStage::reconcile) == call_data_later; }
     bool all_tools_counted = false;        // every tool's counters are in hand already
     analysis::ProfilingPlan one_run_plan;  // their plan, when all_tools_counted
 

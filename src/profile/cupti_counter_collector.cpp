@@ -185,65 +185,68 @@ CollectorCost CuptiCounterCollector::cost(const CounterRequest& request) const {
     return c;
 }
 
+namespace {
+
+// How a worker ended when it gave no (more) answer, as an error; nothing when it ended well.
+Status ending_error(const Result<WorkerOutcome>& ended) {
+    if (!ended) return ended.error();
+    if (ended->status == FailureClass::Ok) return {};
+    return make_error(fmt::format("counters: the worker failed ({}, {}): {}", failure_class_name(ended->status), ended->phase,
+                                  ended->message));
+}
+
+}  // namespace
+
 Status CuptiCounterCollector::close() {
     if (!open_) return {};
     auto conversation = std::move(open_);
-    auto ended = conversation->finish();
-    if (!ended) return ended.error();
-    if (ended->status != FailureClass::Ok)
-        return make_error(fmt::format("counters: the worker failed ({}, {}): {}", failure_class_name(ended->status), ended->phase,
-                                      ended->message));
-    return {};
+    return ending_error(conversation->finish());
 }
 
 // The worker's reply to one collection: a follow-up of the open worker, or a fresh worker's.
 Result<json> CuptiCounterCollector::ask_worker(const CounterRequest& request, const std::vector<std::string>& counted) {
-    // How a worker that did not answer ended, as the error of this collection.
-    auto failed = [](Result<WorkerOutcome> ended) -> Result<json> {
-        if (!ended) return ended.error();
-        if (ended->status == FailureClass::Ok) return make_error("counters: the worker ended without answering the collection");
-        return make_error(fmt::format("counters: the worker failed ({}, {}): {}", failure_class_name(ended->status), ended->phase,
-                                      ended->message));
+    // A worker that gives no answer: how it ended says why.
+    auto no_answer = [](WorkerConversation& c) -> Result<json> {
+        auto ended = ending_error(c.finish());
+        return ended ? make_error("counters: the worker ended without answering the collection") : ended.error();
     };
-    if (open_) {
+    std::unique_ptr<WorkerConversation> conversation = std::move(open_);
+    if (conversation) {
         json follow_up = {{"counter_metrics", counted},
                           {"max_kernels", request.max_kernels},
                           {"trace_calls", request.trace_calls},
                           {"pc_sampling", request.pc_sampling},
                           {"call_seconds", request.call_seconds}};
-        auto conversation = std::move(open_);
-        if (auto sent = conversation->send(follow_up); !sent) return failed(conversation->finish());
-        auto reply = conversation->next_collection();
-        if (!reply) return failed(conversation->finish());
-        if (request.keep_open) open_ = std::move(conversation);
-        else if (auto ended = conversation->finish(); !ended || ended->status != FailureClass::Ok) return failed(std::move(ended));
-        return *reply;
+        if (!conversation->send(follow_up)) return no_answer(*conversation);
+    } else {
+        WorkerRequest worker = request.worker;
+        worker.mode = "profile_counters";
+        worker.counter_metrics = counted;
+        worker.counters_library = request.counters_library.string();
+        worker.max_kernels = request.max_kernels;
+        worker.trace_calls = request.trace_calls;
+        worker.pc_sampling = request.pc_sampling;
+        worker.pc_sampling_later = request.pc_sampling_later;
+        worker.follow_ups = request.keep_open;
+        WorkerOptions options;
+        options.worker_executable = request.worker_executable;
+        options.total_limit = request.timeout;
+        options.environment = request.environment;
+        auto started = WorkerConversation::start(worker, options);
+        if (!started) return started.error();
+        conversation = std::make_unique<WorkerConversation>(std::move(*started));
+        if (!request.keep_open) {  // a worker without follow-ups answers with its result
+            auto outcome = conversation->finish();
+            if (auto failed = ending_error(outcome); !failed) return failed.error();
+            return outcome->result.value("counters", json());
+        }
     }
-    WorkerRequest worker = request.worker;
-    worker.mode = "profile_counters";
-    worker.counter_metrics = counted;
-    worker.counters_library = request.counters_library.string();
-    worker.max_kernels = request.max_kernels;
-    worker.trace_calls = request.trace_calls;
-    worker.pc_sampling = request.pc_sampling;
-    worker.pc_sampling_later = request.pc_sampling_later;
-    worker.follow_ups = request.keep_open;
-    WorkerOptions options;
-    options.worker_executable = request.worker_executable;
-    options.total_limit = request.timeout;
-    options.environment = request.environment;
-    auto conversation = WorkerConversation::start(worker, options);
-    if (!conversation) return conversation.error();
-    if (request.keep_open) {
-        auto reply = conversation->next_collection();
-        if (!reply) return failed(conversation->finish());
-        open_ = std::make_unique<WorkerConversation>(std::move(*conversation));
-        return *reply;
-    }
-    auto outcome = conversation->finish();
-    if (!outcome) return outcome.error();
-    if (outcome->status != FailureClass::Ok) return failed(std::move(outcome));
-    return outcome->result.value("counters", json());
+    auto reply = conversation->next_collection();
+    if (!reply) return no_answer(*conversation);
+    open_ = std::move(conversation);
+    if (!request.keep_open)
+        if (auto closed = close(); !closed) return closed.error();
+    return *reply;
 }
 
 Result<CounterResult> CuptiCounterCollector::collect(const CounterRequest& request) {

@@ -25,7 +25,7 @@ public:
     void configure(CollectionPlan& plan) const override { plan.sample_pcs = true; }
 
     Status collect(CollectorStage stage, ProfileSession& s) const override {
-        if ((stage == CollectorStage::reconcile) != s.call_data_later || !s.pc_sampling) return {};
+        if (!s.call_data_read_at(stage) || !s.pc_sampling) return {};
         ChargeTime charge{s.report.collector_seconds["pcsampling"]};
         for (auto& data : s.kernels) {
             if (!data.sass_function) continue;

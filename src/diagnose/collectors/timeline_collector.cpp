@@ -73,7 +73,7 @@ public:
     void configure(CollectionPlan& plan) const override { plan.trace_the_call = true; }
 
     Status collect(CollectorStage stage, ProfileSession& s) const override {
-        if ((stage == CollectorStage::reconcile) != s.call_data_later) return {};
+        if (!s.call_data_read_at(stage)) return {};
         if (s.call_data_later && !s.stage2_traces) {
             s.report.notes.push_back("timeline: not taken (no kernel's profiling-tree leaf takes a tool that reads it)");
             return {};
