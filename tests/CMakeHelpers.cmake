@@ -3,8 +3,12 @@
 # them as skipped, never as passed. Test targets, and only they, know the source folder
 # (KP_SOURCE_DIR, read through tests/source_tree.h, which an environment variable overrides).
 include(GoogleTest)
-function(kp_add_test_paths target)
+# Test sources are compiled without optimisation: they are a third of a clean build's compile time
+# and -O0 compiles them about a third faster (tests/analysis/remedies_test.cpp: 10.9 s -> 6.9 s);
+# the code they exercise lives in the libraries, which keep the build type's -O2.
+function(kp_test_target_settings target)
   target_compile_definitions(${target} PRIVATE KP_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_compile_options(${target} PRIVATE $<$<CONFIG:RelWithDebInfo,Release>:-O0>)
 endfunction()
 
 # KP_TEST_CACHE_DIR for a test that builds CUTLASS candidates: one compile cache they share, in the
@@ -21,7 +25,7 @@ function(kp_add_test name)
   cmake_parse_arguments(ARG "" "COST;RESOURCE_LOCK" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
-  kp_add_test_paths(${name})
+  kp_test_target_settings(${name})
   set(props SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
   if(ARG_LABELS)
     list(APPEND props LABELS "${ARG_LABELS}")
