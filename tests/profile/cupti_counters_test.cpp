@@ -92,6 +92,20 @@ TEST(CounterReply, MissingLaunchRecordsLeaveCountersAndSayWhy) {
     EXPECT_NE(result->notes[1].find("MULTIPLE_SUBSCRIBERS"), std::string::npos);
 }
 
+TEST(CounterReply, ASharePastItsPeakIsReadAsThePeak) {
+    json reply = two_kernel_reply();
+    auto& metrics = reply["ranges"][0]["metrics"];
+    metrics["sm__warps_active.avg.pct_of_peak_sustained_active"] = 108.08;  // the H200 recording of warp_list_walk
+    metrics["sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"] = 42.5;
+    metrics["smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"] = 130.0;  // not a share
+    auto result = counter_result_from_reply(reply, kp::gpu::OccupancyLimits::sm90());
+    ASSERT_TRUE(result);
+    const auto& k = result->kernels[0];
+    EXPECT_DOUBLE_EQ(*k.number("sm__warps_active.avg.pct_of_peak_sustained_active"), 100.0);
+    EXPECT_DOUBLE_EQ(*k.number("sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"), 42.5);
+    EXPECT_DOUBLE_EQ(*k.number("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"), 130.0);
+}
+
 TEST(CounterReply, LaunchWithoutAttributesGetsNoOccupancy) {
     json reply = two_kernel_reply();
     reply["launches"][0]["registers"] = 0;
