@@ -124,7 +124,7 @@ TEST(TuningRecords, TheRecordedH200StartsLoadAndTheTunerStaysInItsTable) {
     if (!testing::have_sass_tools()) GTEST_SKIP() << "no nvdisasm/cuobjdump (scripts/install-nvidia-tools)";
     auto records = load_tuning_records(kTuningManifest);
     ASSERT_TRUE(records) << records.error().message;
-    ASSERT_EQ(records->size(), 15u);
+    ASSERT_EQ(records->size(), 17u);
     auto full = resolve_tree("full");
     ASSERT_TRUE(full);
     for (const auto& k : *records) {
@@ -144,10 +144,10 @@ TEST(TuningRecords, TheRecordedH200StartsLoadAndTheTunerStaysInItsTable) {
     EXPECT_EQ(search::point_text(gelu.tuning->start), "BLOCK=256,UNROLL=2,VEC=8");
 
     // The single-shot-rewrite objective replayed on real verdicts: the scripted writer's gelu
-    // rewrites given the full tree's feedback, judged on the GPU (an H100, `scripts/gpu-check
+    // rewrites given the full tree's feedback, judged on the GPU (the H200, `scripts/gpu-check
     // rewrite`, 2026-12-07): each correct, scoring the judged start over the judged rewrite (the
     // start is the verdict with parameters, the rewrite states its own).
-    const std::string verdicts = testing::kSource + "/tests/fixtures/h200-tuning/rewrite_gelu.h100.verdicts.jsonl";
+    const std::string verdicts = testing::kSource + "/tests/fixtures/h200-tuning/rewrite_gelu.h200.verdicts.jsonl";
     std::map<std::string, std::pair<double, double>> judged;  // kernel -> (start, rewrite) seconds
     std::ifstream lines(verdicts);
     for (std::string line; std::getline(lines, line);) {
