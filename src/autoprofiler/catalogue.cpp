@@ -96,9 +96,16 @@ bool reads_the_timeline(const std::string& action) {
     return tool && tool->needs().timeline;
 }
 
+bool reads_the_run(const std::string& action) {
+    // Launch facts (launch__*: grid, block, registers, occupancy limits) are free in ncu's terms,
+    // but only the counters run records them; without a run a tool sees the SASS and ptxas only.
+    const auto* tool = analysis::default_tool_registry().find(tool_of_action(action));
+    return tool && (!tool->needs().metrics.empty() || tool->needs().occupancy || tool->needs().timeline);
+}
+
 bool runs_in_collection(const std::string& action, const ActionCost& cost) {
     // The call's trace, too, is taken in the counters run.
-    return cost.passes > 0 || action == kLinesAction || !counters_of_action(action).empty() || reads_the_timeline(action);
+    return cost.passes > 0 || action == kLinesAction || !counters_of_action(action).empty() || reads_the_run(action);
 }
 
 const ActionCost& CostTable::of(const std::string& action) const {

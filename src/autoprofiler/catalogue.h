@@ -64,8 +64,12 @@ struct CostTable {
 };
 
 Result<CostTable> load_cost_table(const std::filesystem::path& path);
-// Whether taking the action needs the counters worker (replay passes, PC sampling, the call's trace).
+// Whether taking the action needs the counters worker (replay passes, PC sampling, the call's trace,
+// or a tool's launch facts: reads_the_run).
 bool runs_in_collection(const std::string& action, const ActionCost& cost);
+// Whether the action is a tool that reads what only a run of the call records: counters, launch
+// facts, occupancy or the trace (not a tool of the SASS and ptxas alone).
+bool reads_the_run(const std::string& action);
 // The counters an action counts (sorted, each once): the roofline's group, a tool's; none for the others.
 const std::vector<std::string>& counters_of_action(const std::string& action);
 // Whether the action is a tool that reads the call's timeline (the traced call).

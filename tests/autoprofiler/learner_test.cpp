@@ -90,7 +90,9 @@ TEST(Learner, EnumerativeLearnerImprovesAOneLeafTreeAndLogsEveryProposal) {
     KP_REQUIRE_RECORDED_CORPUS();
     EnumerativeRun run("kp_learn_a.db");
     LearningSettings settings;
-    settings.budget = passes(4);
+    // 6 passes: below the roofline's 5 only the SASS and ptxas tools fit (every other action needs
+    // the counters run, which counts the roofline first), and one edit is all there is to learn.
+    settings.budget = passes(6);
     settings.max_rounds = 6;
     ASSERT_NO_FATAL_FAILURE(learn_enumeratively(settings, "a", run));
     const auto& result = run.result;
@@ -98,7 +100,7 @@ TEST(Learner, EnumerativeLearnerImprovesAOneLeafTreeAndLogsEveryProposal) {
     EXPECT_GT(result->train.value, start.value);
     EXPECT_GT(result->train.hit_rate, start.hit_rate);
     EXPECT_GE(result->accepted, 2);
-    EXPECT_LE(result->train.mean_passes, 4.0);
+    EXPECT_LE(result->train.mean_passes, 6.0);
     // Held out kernels are scored, not trained on.
     EXPECT_EQ(result->held_out.kernels, static_cast<int>(run.held_out.size()));
     auto rows = run.log->proposals(1);

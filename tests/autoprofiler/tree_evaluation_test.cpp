@@ -174,6 +174,43 @@ TEST(TreeEvaluation, OnlyATreeThatTestsChoosesStageTwoPerKernel) {
     EXPECT_FALSE(starved.collectors.count("ncu"));
 }
 
+// The model charges what the live profile spends: a tool that reads launch facts (grid, block,
+// occupancy limits: free counters in ncu's terms) needs the counters run that records them, so a
+// leaf of it alone runs the worker and pays the run; a tool of the SASS alone runs nothing.
+TEST(TreeEvaluation, ALaunchFactsToolNeedsTheRunAndPaysForIt) {
+    const auto& costs = h200_costs();
+    EXPECT_TRUE(reads_the_run("tool:small_grid_tail"));
+    EXPECT_TRUE(reads_the_run("tool:occupancy_limit"));
+    EXPECT_TRUE(reads_the_run("tool:launch_overhead"));
+    EXPECT_FALSE(reads_the_run("tool:unbacked_hardware_claim"));
+    EXPECT_FALSE(reads_the_run("counters:roofline"));  // not a tool; its counters make it run
+    EXPECT_TRUE(runs_in_collection("tool:small_grid_tail", costs.of("tool:small_grid_tail")));
+
+    auto grid = one_leaf_tree("grid", {"tool:small_grid_tail"});
+    kp::diagnose::ProfileOptions live;
+    collect_by_tree({"grid", grid, costs, {}}, live, "reply.json");
+    EXPECT_TRUE(live.collectors.count("ncu"));
+    const auto charged = profile_cost({"tool:small_grid_tail"}, CollectionShape::one_run, costs);
+    EXPECT_EQ(charged.passes, profile_cost({"counters:roofline"}, CollectionShape::one_run, costs).passes);
+    EXPECT_GT(charged.seconds, costs.process_seconds);
+    // Under that run's passes it does not fit, and is dropped, not shown for free.
+    Budget one_pass;
+    one_pass.passes = 1;
+    const auto outcome = evaluate_tree(grid, KernelRecord{}, costs, one_pass, false);
+    EXPECT_TRUE(outcome.taken.empty());
+    EXPECT_EQ(outcome.dropped, (std::vector<std::string>{"tool:small_grid_tail"}));
+    kp::diagnose::ProfileOptions starved;
+    collect_by_tree({"grid", grid, costs, one_pass}, starved, "reply.json");
+    EXPECT_FALSE(starved.collectors.count("ncu"));
+
+    auto claims = one_leaf_tree("claims", {"tool:unbacked_hardware_claim"});
+    kp::diagnose::ProfileOptions sass_only;
+    collect_by_tree({"claims", claims, costs, {}}, sass_only, "reply.json");
+    EXPECT_FALSE(sass_only.collectors.count("ncu"));
+    EXPECT_TRUE(sass_only.collectors.count("sass"));
+    EXPECT_EQ(profile_cost({"tool:unbacked_hardware_claim"}, CollectionShape::one_run, costs).passes, 0);
+}
+
 // The lines a finding quotes from the call's PC samples come only with the lines action, which
 // costs seconds (one more call, and the collection's fixed cost when nothing else runs there) and
 // no replay pass; the hit-rate objective credits the labelled line it quotes.
