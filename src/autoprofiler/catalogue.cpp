@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -78,29 +79,49 @@ std::vector<std::string> tools_of_actions(const std::vector<std::string>& action
     return tools;
 }
 
-const std::vector<std::string>& counters_of_action(const std::string& action) {
-    // Built once: the walk asks for every action it tries, on every kernel of every proposal.
-    static const std::map<std::string, std::vector<std::string>> counters = [] {
-        std::map<std::string, std::vector<std::string>> out{{kRooflineAction, profile::counted_metrics(analysis::roofline_metric_names())}};
-        for (const auto* tool : analysis::default_tool_registry().all())
-            out["tool:" + std::string(tool->name())] = profile::counted_metrics(tool->needs().metrics);
+namespace {
+
+// What an action asks of a live profile, built once: the walk asks for every action it tries, on
+// every kernel of every proposal.
+struct ActionNeeds {
+    std::vector<std::string> counters;  // the counted metrics
+    bool timeline = false;              // reads the call's trace
+    bool run = false;                   // reads what only a run records (reads_the_run)
+};
+
+const ActionNeeds* needs_of(const std::string& action) {
+    static const std::map<std::string, ActionNeeds> needs = [] {
+        std::map<std::string, ActionNeeds> out{{kRooflineAction, {profile::counted_metrics(analysis::roofline_metric_names()), false, false}}};
+        for (const auto* tool : analysis::default_tool_registry().all()) {
+            const analysis::DataNeeds n = tool->needs();
+            // Launch facts (launch__*: grid, block, registers, occupancy limits) are free in ncu's
+            // terms, but only the counters run records them; without a run a tool sees the SASS
+            // and ptxas only.
+            out["tool:" + std::string(tool->name())] = {profile::counted_metrics(n.metrics), n.timeline,
+                                                       !n.metrics.empty() || n.occupancy || n.timeline};
+        }
         return out;
     }();
+    auto it = needs.find(action);
+    return it == needs.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+const std::vector<std::string>& counters_of_action(const std::string& action) {
     static const std::vector<std::string> none;
-    auto it = counters.find(action);
-    return it == counters.end() ? none : it->second;
+    const auto* n = needs_of(action);
+    return n ? n->counters : none;
 }
 
 bool reads_the_timeline(const std::string& action) {
-    const auto* tool = analysis::default_tool_registry().find(tool_of_action(action));
-    return tool && tool->needs().timeline;
+    const auto* n = needs_of(action);
+    return n && n->timeline;
 }
 
 bool reads_the_run(const std::string& action) {
-    // Launch facts (launch__*: grid, block, registers, occupancy limits) are free in ncu's terms,
-    // but only the counters run records them; without a run a tool sees the SASS and ptxas only.
-    const auto* tool = analysis::default_tool_registry().find(tool_of_action(action));
-    return tool && (!tool->needs().metrics.empty() || tool->needs().occupancy || tool->needs().timeline);
+    const auto* n = needs_of(action);
+    return n && n->run;
 }
 
 bool runs_in_collection(const std::string& action, const ActionCost& cost) {

@@ -22,6 +22,13 @@ using nlohmann::json;
 
 MetricValue number(double v) { return MetricValue{v, ""}; }
 
+// A share of a peak cannot pass 100%, but CUPTI's value, a ratio of counters summed over the
+// replayed passes, can: warp_list_walk's achieved occupancy (one full wave) read 108% on the H200
+// on 2026-12-07 (99% on 2026-12-02, ncu 89%). Such a value is read as the peak itself.
+double share_of_peak(const std::string& metric, double value) {
+    return metric.find(".pct_of_peak_sustained") != std::string::npos ? std::clamp(value, 0.0, 100.0) : value;
+}
+
 std::string dims_text(const json& d) {
     if (!d.is_array() || d.size() != 3) return "";
     return fmt::format("({}, {}, {})", d[0].get<long>(), d[1].get<long>(), d[2].get<long>());
@@ -91,17 +98,6 @@ std::vector<std::string> counted_metrics(const std::vector<std::string>& metrics
     counted.erase(std::unique(counted.begin(), counted.end()), counted.end());
     return counted;
 }
-
-namespace {
-
-// A share of a peak cannot pass 100%, but CUPTI's value, a ratio of counters summed over the
-// replayed passes, can: warp_list_walk's achieved occupancy (one full wave) read 108% on the H200
-// on 2026-12-07 (99% on 2026-12-02, ncu 89%). Such a value is read as the peak itself.
-double share_of_peak(const std::string& metric, double value) {
-    return metric.find(".pct_of_peak_sustained") != std::string::npos ? std::clamp(value, 0.0, 100.0) : value;
-}
-
-}  // namespace
 
 Result<CounterResult> counter_result_from_reply(const json& reply, const gpu::OccupancyLimits& limits) {
     if (!reply.is_object()) return make_error("counters: the worker's reply is not an object");
