@@ -107,4 +107,22 @@ WorkerRequest worker_request_from_json(const nlohmann::json& j) {
     return r;
 }
 
+nlohmann::json to_json(const CountingAsk& a) {
+    return {{"counter_metrics", a.counter_metrics},
+            {"max_kernels", a.max_kernels},
+            {"trace_calls", a.trace_calls},
+            {"pc_sampling", a.pc_sampling},
+            {"call_seconds", a.call_seconds}};
+}
+
+CountingAsk counting_ask_from_json(const nlohmann::json& j, const CountingAsk& defaults) {
+    CountingAsk a = defaults;
+    a.counter_metrics = j.value("counter_metrics", a.counter_metrics);
+    a.max_kernels = j.value("max_kernels", a.max_kernels);
+    a.trace_calls = j.value("trace_calls", a.trace_calls);
+    a.pc_sampling = j.value("pc_sampling", a.pc_sampling);
+    a.call_seconds = j.value("call_seconds", a.call_seconds);
+    return a;
+}
+
 }  // namespace kp

@@ -109,4 +109,19 @@ inline const char* timed_start_name(bool queued) { return queued ? "queued" : "i
 nlohmann::json to_json(const WorkerRequest& request);
 WorkerRequest worker_request_from_json(const nlohmann::json& j);
 
+// One collection of a profile_counters run: the request's own (first_ask in the worker), or a
+// follow-up that kernelpro writes to the worker's stdin as one JSON line of these keys
+// (WorkerRequest::follow_ups, docs/worker-protocol.md).
+struct CountingAsk {
+    std::vector<std::string> counter_metrics;  // none: no replay pass (a follow-up that only samples or traces)
+    int max_kernels = 16;
+    int trace_calls = 0;
+    bool pc_sampling = false;
+    double call_seconds = 0;  // the call's kernel time, for the sampling period when no counter gives it
+};
+
+nlohmann::json to_json(const CountingAsk& ask);
+// The keys a line leaves out keep the values of `defaults`.
+CountingAsk counting_ask_from_json(const nlohmann::json& j, const CountingAsk& defaults = {});
+
 }  // namespace kp

@@ -219,12 +219,8 @@ Result<json> CuptiCounterCollector::ask_worker(const CounterRequest& request, co
     };
     std::unique_ptr<WorkerConversation> conversation = std::move(open_);
     if (conversation) {
-        json follow_up = {{"counter_metrics", counted},
-                          {"max_kernels", request.max_kernels},
-                          {"trace_calls", request.trace_calls},
-                          {"pc_sampling", request.pc_sampling},
-                          {"call_seconds", request.call_seconds}};
-        if (!conversation->send(follow_up)) return no_answer(*conversation);
+        const CountingAsk follow_up{counted, request.max_kernels, request.trace_calls, request.pc_sampling, request.call_seconds};
+        if (!conversation->send(to_json(follow_up))) return no_answer(*conversation);
     } else {
         WorkerRequest worker = request.worker;
         worker.mode = "profile_counters";

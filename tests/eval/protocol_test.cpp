@@ -54,6 +54,26 @@ TEST(Protocol, RequestRoundTrip) {
     EXPECT_EQ(back.extra_baselines[0].library, "/lib/libkp_torch_compile.so");
 }
 
+// A follow-up collection travels as one JSON line; the keys it leaves out keep the worker's defaults.
+TEST(Protocol, CountingAskRoundTripAndDefaults) {
+    CountingAsk ask{{"dram__bytes_read.sum", "sm__cycles_elapsed.avg"}, 4, 2, true, 0.0125};
+    const auto line = nlohmann::json::parse(to_json(ask).dump());
+    const CountingAsk back = counting_ask_from_json(line);
+    EXPECT_EQ(back.counter_metrics, ask.counter_metrics);
+    EXPECT_EQ(back.max_kernels, 4);
+    EXPECT_EQ(back.trace_calls, 2);
+    EXPECT_TRUE(back.pc_sampling);
+    EXPECT_DOUBLE_EQ(back.call_seconds, 0.0125);
+
+    CountingAsk defaults;
+    defaults.max_kernels = 7;
+    const CountingAsk sampled_only = counting_ask_from_json({{"pc_sampling", true}}, defaults);
+    EXPECT_TRUE(sampled_only.counter_metrics.empty());
+    EXPECT_EQ(sampled_only.max_kernels, 7);
+    EXPECT_EQ(sampled_only.trace_calls, 0);
+    EXPECT_TRUE(sampled_only.pc_sampling);
+}
+
 TEST(Protocol, FailureClassNames) {
     for (auto c : {FailureClass::Ok, FailureClass::CompileError, FailureClass::RejectedByGuard, FailureClass::Crash,
                    FailureClass::Timeout, FailureClass::OutOfMemory, FailureClass::Incorrect, FailureClass::InvalidTiming,

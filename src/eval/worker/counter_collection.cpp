@@ -164,13 +164,9 @@ std::optional<CountingAsk> read_follow_up(int fd, const WorkerRequest& request, 
     }
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (!j.is_object()) return std::nullopt;
-    CountingAsk ask;
-    ask.metrics = j.value("counter_metrics", std::vector<std::string>{});
-    ask.max_kernels = j.value("max_kernels", request.max_kernels);
-    ask.trace_calls = j.value("trace_calls", 0);
-    ask.pc_sampling = j.value("pc_sampling", false);
-    ask.call_seconds = j.value("call_seconds", 0.0);
-    return ask;
+    CountingAsk defaults;
+    defaults.max_kernels = request.max_kernels;
+    return counting_ask_from_json(j, defaults);
 }
 
 nlohmann::json collect_counters(const CountingAsk& ask, const std::string& counters_library, GpuSession& gpu,
@@ -186,8 +182,8 @@ nlohmann::json collect_counters(const CountingAsk& ask, const std::string& count
     auto started = std::chrono::steady_clock::now();
     nlohmann::json reply = {{"ranges", nlohmann::json::array()}, {"passes", 0}, {"seconds", nlohmann::json::object()}};
     double collect_seconds = 0;
-    if (!ask.metrics.empty()) {  // a follow-up may only sample or trace
-        nlohmann::json request = {{"metrics", ask.metrics}, {"max_ranges", ask.max_kernels}};
+    if (!ask.counter_metrics.empty()) {  // a follow-up may only sample or trace
+        nlohmann::json request = {{"metrics", ask.counter_metrics}, {"max_ranges", ask.max_kernels}};
         char* text = collect(request.dump().c_str(), prepare_pass, call_pass, &context);
         collect_seconds = seconds_since(started);
         if (context.failure) {

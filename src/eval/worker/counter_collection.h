@@ -15,15 +15,6 @@
 
 namespace kp::worker {
 
-// One collection of a counters run: the request's own, or a follow-up read from stdin.
-struct CountingAsk {
-    std::vector<std::string> metrics;  // none: no replay pass (a follow-up that only samples)
-    int max_kernels = 16;
-    int trace_calls = 0;
-    bool pc_sampling = false;
-    double call_seconds = 0;  // the call's kernel time, for the sampling period when no metric gives it
-};
-
 // What the request asks of its first collection.
 CountingAsk first_ask(const WorkerRequest& request);
 

@@ -225,7 +225,7 @@ nlohmann::json run_counters(const WorkerRequest& request, GpuSession& gpu, const
     return with_profiled_call(request, gpu, channel, gate, [&](const auto& call, double prepare_seconds) -> nlohmann::json {
         CountingAsk ask = first_ask(request);
         for (int collections = 1;; ++collections) {
-            channel.progress("counters", {{"metrics", ask.metrics.size()}, {"collection", collections}});
+            channel.progress("counters", {{"metrics", ask.counter_metrics.size()}, {"collection", collections}});
             nlohmann::json counters = collect_counters(ask, request.counters_library, gpu, call);
             if (collections == 1 && counters.is_object() && !counters.contains("error")) counters["seconds"]["prepare"] = prepare_seconds;
             if (!request.follow_ups) return {{"type", "result"}, {"counters", std::move(counters)}};
